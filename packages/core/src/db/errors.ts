@@ -1,0 +1,27 @@
+/**
+ * Driver errors (PGlite's DatabaseError, postgres' PostgresError) carry the SQLSTATE in `code`;
+ * drizzle wraps them in DrizzleQueryError with the original in `cause`, so walk the chain.
+ */
+function* errorChain(error: unknown): Generator<Record<string, unknown>> {
+  const seen = new Set<unknown>();
+  for (let current = error; typeof current === 'object' && current !== null && !seen.has(current); ) {
+    seen.add(current);
+    const record = current as Record<string, unknown>;
+    yield record;
+    current = record.cause;
+  }
+}
+
+export function isUniqueViolation(error: unknown): boolean {
+  for (const entry of errorChain(error)) if (entry.code === '23505') return true;
+  return false;
+}
+
+/** The violated constraint's name: `constraint` on PGlite, `constraint_name` on postgres. */
+export function constraintName(error: unknown): string | undefined {
+  for (const entry of errorChain(error)) {
+    const name = entry.constraint ?? entry.constraint_name;
+    if (typeof name === 'string') return name;
+  }
+  return undefined;
+}

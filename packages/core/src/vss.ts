@@ -1,0 +1,94 @@
+import { STREAM_RESTART_RESULT } from '@vss/schema';
+import { eq } from 'drizzle-orm';
+import { BUILT_IN_CAMERA_PROFILES, type CameraProfile, type CoreContext } from './context';
+import { AccessTokenSigner, generateSecret, SecretBox } from './crypto';
+import { openDatabase } from './db/client';
+import { settings } from './db/schema';
+import { builtInIntercomDrivers } from './drivers/intercom';
+import type { IntercomDriver } from './drivers/intercom/types';
+import { silentLogger, type Logger } from './logger';
+import { createJsonRpcHandler } from './rpc';
+import { createAnalyticsService } from './services/analytics';
+import { createCameraService } from './services/cameras';
+import { createIntercomService } from './services/intercoms';
+import { createStreamService } from './services/streams';
+import { createTokenService } from './services/tokens';
+import { createTreeService } from './services/tree';
+
+export interface VssOptions {
+  /** PostgreSQL when `url` is set; otherwise embedded PGlite in `dataDir` (or in memory). */
+  database: { url?: string; dataDir?: string; inMemory?: boolean };
+  /** 32 bytes; device passwords and camera URLs are encrypted with it. */
+  encryptionKey: Buffer;
+  /** The release of camera creation v2; v1 is retired six months later. */
+  v2ReleaseDate?: Date;
+  /** Extra camera profiles, added to (or overriding) the built-in ones. */
+  cameraProfiles?: Record<string, CameraProfile>;
+  /** Intercom drivers by vendor; the built-in ones by default. */
+  intercomDrivers?: Record<string, IntercomDriver>;
+  logger?: Logger;
+  /** The clock, replaceable so that expiry and sunsets can be tested. */
+  now?: () => Date;
+}
+
+/** Applies pending migrations and closes the database again (`vss migrate`). */
+export async function migrateDatabase(database: VssOptions['database'], logger: Logger = silentLogger) {
+  const opened = await openDatabase({ ...database, logger });
+  await opened.close();
+}
+
+export const DEFAULT_V2_RELEASE_DATE = new Date('2026-11-21T00:00:00Z');
+
+/** Generated on first start and kept in the database, so every server process signs alike. */
+async function accessTokenSecret(db: CoreContext['db']): Promise<string> {
+  await db.insert(settings).values({ key: 'access_token_secret', value: generateSecret() }).onConflictDoNothing();
+  const [row] = await db.select().from(settings).where(eq(settings.key, 'access_token_secret'));
+  return row!.value;
+}
+
+/** The embeddable VSS: every domain operation, with no HTTP in sight. */
+export async function createVss(options: VssOptions) {
+  const logger = options.logger ?? silentLogger;
+  const database = await openDatabase({ ...options.database, logger });
+  try {
+    const ctx: CoreContext = {
+      db: database.db,
+      secrets: new SecretBox(options.encryptionKey),
+      accessTokens: new AccessTokenSigner(await accessTokenSecret(database.db)),
+      logger,
+      now: options.now ?? (() => new Date()),
+      cameraProfiles: { ...BUILT_IN_CAMERA_PROFILES, ...options.cameraProfiles },
+      intercomDrivers: options.intercomDrivers ?? builtInIntercomDrivers(),
+    };
+    const tree = createTreeService(ctx);
+    const streams = createStreamService(ctx);
+    const vss = {
+      database: { kind: database.kind },
+      tokens: createTokenService(ctx),
+      tree,
+      cameras: createCameraService(ctx, tree, { v2ReleaseDate: options.v2ReleaseDate ?? DEFAULT_V2_RELEASE_DATE }),
+      streams,
+      analyticCases: createAnalyticsService(ctx),
+      intercoms: createIntercomService(ctx),
+      /** Handles the text of a JSON-RPC request; undefined when there is nothing to answer. */
+      jsonRpc: createJsonRpcHandler(
+        {
+          'Stream.Restart': async (params) => {
+            await streams.restart(params);
+            return STREAM_RESTART_RESULT;
+          },
+        },
+        logger,
+      ),
+      /** True when the database answers. */
+      healthy: () => database.ping(),
+      close: () => database.close(),
+    };
+    return vss;
+  } catch (error) {
+    await database.close();
+    throw error;
+  }
+}
+
+export type Vss = Awaited<ReturnType<typeof createVss>>;
