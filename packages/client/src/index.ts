@@ -1,1 +1,23 @@
-export {};
+export { createClient, type ClientOptions, type VssClient } from './client';
+export {
+  ConnectionError,
+  DeviceError,
+  ForbiddenError,
+  GoneError,
+  isVssClientError,
+  JsonRpcError,
+  NotFoundError,
+  ResponseValidationError,
+  ServerError,
+  UnauthorizedError,
+  ValidationError,
+  VssClientError,
+  type AnyVssClientError,
+  type VssClientErrorCode,
+} from './errors';
+export type { CameraCreatedV1 } from './namespaces/cameras';
+export type { JsonRpcBatchResult, JsonRpcCall, JsonRpcParams } from './rpc';
+export type { RetryOptions } from './transport';
+
+// The contracts' types, so callers can annotate without depending on the (bundled) schema package.
+export type * from './types';

@@ -1,0 +1,31 @@
+import type { AnalyticsCase, AnalyticsCaseCreate } from '@vss/schema';
+import type { Transport } from '../transport';
+
+export function createAnalyticCases(transport: Transport) {
+  // The specification's sample body repeats the path parameters; sending it keeps servers that
+  // follow the sample to the letter happy, and ours checks that the two agree.
+  const target = (camera: number, caseId: number) => ({
+    params: { camera, analytic_case_camera: caseId },
+    body: { camera, analytic_case_camera: caseId },
+  });
+
+  return {
+    async create(cameraId: number, body: AnalyticsCaseCreate): Promise<AnalyticsCase> {
+      return (await transport.call('createAnalyticsCase', { params: { camera: cameraId }, body })).data;
+    },
+
+    async get(cameraId: number, caseId: number): Promise<AnalyticsCase> {
+      return (await transport.call('getAnalyticsCase', { params: { camera: cameraId, analytic_case_camera: caseId } })).data;
+    },
+
+    /** Stops the case (it becomes STOPPED); stopping a stopped case changes nothing. */
+    async stop(cameraId: number, caseId: number): Promise<AnalyticsCase> {
+      return (await transport.call('stopAnalyticsCase', target(cameraId, caseId))).data;
+    },
+
+    /** Restarts a STOPPED case (it becomes PENDING); in any other status the server answers 422. */
+    async restart(cameraId: number, caseId: number): Promise<AnalyticsCase> {
+      return (await transport.call('restartAnalyticsCase', target(cameraId, caseId))).data;
+    },
+  };
+}

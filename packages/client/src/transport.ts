@@ -1,0 +1,180 @@
+import { operations, type Operation, type OperationName } from '@vss/schema';
+import ky, { TimeoutError } from 'ky';
+import type { z } from 'zod';
+import { ConnectionError, errorFromResponse, ResponseValidationError } from './errors';
+
+type Operations = typeof operations;
+type SuccessStatus = 200 | 201 | 204;
+type SuccessSchema<N extends OperationName> = Operations[N]['responses'][Extract<
+  keyof Operations[N]['responses'],
+  SuccessStatus
+>];
+
+/** What a successful call of operation N returns, from the operation table's response schema. */
+export type ResponseOf<N extends OperationName> =
+  SuccessSchema<N> extends z.ZodType ? z.output<SuccessSchema<N>> : undefined;
+
+/** What operation N accepts as its body (the schema's input side: defaults may be left out). */
+export type RequestBodyOf<N extends OperationName> = Operations[N] extends { body: infer B extends z.ZodType }
+  ? z.input<B>
+  : never;
+
+type PathParamsOf<N extends OperationName> = Operations[N] extends { pathParams: infer P }
+  ? { [K in keyof P]: P[K] extends 'integer' ? number : string }
+  : never;
+
+export type CallInput<N extends OperationName> = ([PathParamsOf<N>] extends [never]
+  ? { params?: undefined }
+  : { params: PathParamsOf<N> }) & {
+  body?: RequestBodyOf<N>;
+  query?: Record<string, string | number | undefined>;
+  /**
+   * Non-2xx statuses whose JSON body is an answer for the caller to read rather than an error to
+   * throw: JSON-RPC carries its error objects on 400 and 500.
+   */
+  answers?: readonly number[];
+};
+
+export interface Reply<T> {
+  status: number;
+  headers: Headers;
+  data: T;
+}
+
+export interface RetryOptions {
+  /** Further attempts after the first one. */
+  limit?: number;
+  /** Delay before the first retry; each later one waits twice as long as the one before. */
+  backoffMs?: number;
+}
+
+export interface TransportOptions {
+  baseUrl: string;
+  token?: string | undefined;
+  fetch?: typeof globalThis.fetch | undefined;
+  timeout?: number | false | undefined;
+  retry?: RetryOptions | undefined;
+  validateResponses?: boolean | undefined;
+}
+
+export const DEFAULT_TIMEOUT_MS = 30_000;
+export const DEFAULT_RETRY = { limit: 2, backoffMs: 300 } as const;
+
+export interface Transport {
+  /** Calls one operation of the table and returns its validated answer with status and headers. */
+  call<N extends OperationName>(name: N, input: CallInput<N>): Promise<Reply<ResponseOf<N>>>;
+  readonly validateResponses: boolean;
+}
+
+function expandPath(operation: Operation, params: Record<string, string | number> | undefined): string {
+  return operation.path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    const value = params?.[name];
+    if (value === undefined) throw new TypeError(`Missing path parameter ${name} of ${operation.path}.`);
+    return encodeURIComponent(String(value));
+  });
+}
+
+function isJsonContentType(contentType: string | null): boolean {
+  const essence = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  return essence === 'application/json' || essence.endsWith('+json');
+}
+
+async function readBody(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  if (!isJsonContentType(response.headers.get('content-type'))) return text;
+  try {
+    return JSON.parse(text);
+  } catch {
+    // A body that claims JSON but is not is still worth showing in the error.
+    return text;
+  }
+}
+
+function connectionError(error: unknown, operation: string): ConnectionError {
+  const timeout = error instanceof TimeoutError;
+  const reason = error instanceof Error ? error.message : String(error);
+  return new ConnectionError({
+    message: timeout ? `No answer from the server in time (${operation}).` : `Could not reach the server (${operation}): ${reason}`,
+    operation,
+    cause: error,
+    timeout,
+  });
+}
+
+/**
+ * The SDK's single request pipeline: URL and auth from the operation table, ky for fetch and
+ * timeouts, retries, status-to-error mapping and response validation. Namespaces only name the
+ * operation and pass its parameters.
+ */
+export function createTransport(options: TransportOptions): Transport {
+  // Validate early: a bad base URL would otherwise surface as a misleading ConnectionError later.
+  const base = new URL(options.baseUrl).toString().replace(/\/+$/, '');
+  const validateResponses = options.validateResponses ?? true;
+  const limit = options.retry?.limit ?? DEFAULT_RETRY.limit;
+  const backoffMs = options.retry?.backoffMs ?? DEFAULT_RETRY.backoffMs;
+  const http = ky.create({
+    timeout: options.timeout ?? DEFAULT_TIMEOUT_MS,
+    // Statuses are the SDK's to interpret: each maps to a typed error below.
+    throwHttpErrors: false,
+    // Only reads are retried, and only when no response came back: a POST that reached the server
+    // may have taken effect, so sending it again could, say, create a second camera; and a status
+    // is the server's considered answer, which asking again would not change.
+    retry: { limit, methods: ['get'], statusCodes: [], delay: (attempt) => backoffMs * 2 ** (attempt - 1) },
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
+
+  async function call<N extends OperationName>(name: N, input: CallInput<N>): Promise<Reply<ResponseOf<N>>> {
+    const operation: Operation = operations[name];
+    const url = base + expandPath(operation, input.params as Record<string, string | number> | undefined);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      // The specification asks for it on every request; without it the server may answer errors as HTML.
+      'content-type': 'application/json',
+    };
+    if (operation.auth === 'api-token' && options.token) headers.authorization = `Bearer ${options.token}`;
+
+    let response: Response;
+    let body: unknown;
+    try {
+      response = await http(url, {
+        method: operation.method,
+        headers,
+        ...(input.body !== undefined ? { json: input.body } : {}),
+        ...(input.query ? { searchParams: definedEntries(input.query) } : {}),
+      });
+      body = await readBody(response);
+    } catch (error) {
+      throw connectionError(error, name);
+    }
+
+    const { status } = response;
+    const answered = response.ok || (input.answers?.includes(status) === true && typeof body === 'object' && body !== null);
+    if (!answered) throw errorFromResponse({ status, headers: response.headers, body, operation: name });
+
+    const schema = (operation.responses as Record<number, z.ZodType | null | undefined>)[status];
+    if (!validateResponses || !schema) return { status, headers: response.headers, data: body as ResponseOf<N> };
+    const parsed = schema.safeParse(body);
+    if (!parsed.success) {
+      throw new ResponseValidationError({
+        message: `The ${name} response (HTTP ${status}) does not match the API contract: ${parsed.error.issues
+          .slice(0, 3)
+          .map((issue) => `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`)
+          .join('; ')}`,
+        status,
+        body,
+        operation: name,
+        issues: parsed.error.issues,
+      });
+    }
+    return { status, headers: response.headers, data: parsed.data as ResponseOf<N> };
+  }
+
+  return { call, validateResponses };
+}
+
+function definedEntries(query: Record<string, string | number | undefined>): Record<string, string> {
+  const entries: Record<string, string> = {};
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) entries[key] = String(value);
+  return entries;
+}
