@@ -1,6 +1,12 @@
 import type { Principal, Vss } from '@vss/core';
 import { VssError, type Logger } from '@vss/core';
-import { buildOpenApiDocument, operations, UID_PATTERN, type Operation, type OperationName } from '@vss/schema';
+import {
+  buildOpenApiDocument,
+  operations,
+  UID_PATTERN,
+  type Operation,
+  type OperationName,
+} from '@vss/schema';
 import {
   createApp as createH3App,
   createRouter,
@@ -42,11 +48,21 @@ const noContent: Reply = { status: 204 };
 
 const MAX_ID = 2_147_483_647;
 
+/** A segment with a malformed escape (`%zz`) names nothing; decoding it must not throw a 500. */
+function decodePathSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
+}
+
 /** A path parameter that cannot name anything is an unknown resource, not a malformed request. */
 function pathParams(event: H3Event, operation: Operation) {
   const params: Record<string, number | string> = {};
   for (const [name, kind] of Object.entries(operation.pathParams ?? {})) {
-    const raw = decodeURIComponent(event.context.params?.[name] ?? '');
+    const raw = decodePathSegment(event.context.params?.[name] ?? '');
+    if (raw === undefined) throw new VssError('not_found', 'Not found.');
     if (kind === 'integer') {
       const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
       if (!(id <= MAX_ID)) throw new VssError('not_found', 'Not found.');
@@ -85,6 +101,8 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
     },
   });
   const router = createRouter({ preemptive: true });
+  /** Router path to the methods mounted on it, for the Allow header of a 405 (RFC 9110 §15.5.6). */
+  const allowedMethods = new Map<string, Set<string>>();
 
   function mount(
     name: OperationName,
@@ -110,7 +128,11 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
       setResponseStatus(event, reply.status);
       return send(event, JSON.stringify(reply.json), 'application/json');
     });
-    for (const path of pathVariants(operation.path)) router.use(toRouterPath(path), handle, operation.method);
+    for (const path of pathVariants(operation.path)) {
+      router.use(toRouterPath(path), handle, operation.method);
+      const methods = allowedMethods.get(toRouterPath(path)) ?? new Set<string>();
+      allowedMethods.set(toRouterPath(path), methods.add(operation.method.toUpperCase()));
+    }
   }
 
   const id = (request: RequestContext, name: string) => request.params[name] as number;
@@ -172,6 +194,17 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
   });
   const openApiDocument = buildOpenApiDocument({ version });
   mount('openApi', () => ok(openApiDocument));
+
+  // Any other method on a known path: 405 naming the methods that path has.
+  for (const [path, methods] of allowedMethods) {
+    const Allow = [...methods].join(', ');
+    router.use(
+      path,
+      eventHandler(() => {
+        throw new VssError('method_not_allowed', 'Method Not Allowed.', { headers: { Allow } });
+      }),
+    );
+  }
 
   app.use(router);
   return app;

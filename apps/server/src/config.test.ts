@@ -16,7 +16,15 @@ describe('loadConfig', () => {
       bodyLimit: 1048576,
       logLevel: 'info',
       cameraProfiles: undefined,
+      media: { segmentSeconds: 2, reconnectLimit: 500, minFreeBytes: 1024 ** 3, retentionIntervalMs: 60_000 },
+      publicUrl: undefined,
     });
+  });
+
+  it('turns the media engine off and refuses a segment length out of range', () => {
+    expect(loadConfig({ VSS_MEDIA: 'off' }).media).toBeUndefined();
+    expect(() => loadConfig({ VSS_SEGMENT_SECONDS: '0' })).toThrow('VSS_SEGMENT_SECONDS must be a whole number from 1 to 10');
+    expect(loadConfig({ VSS_PUBLIC_URL: 'https://video.example.net/' }).publicUrl).toBe('https://video.example.net');
   });
 
   it('reads every variable', () => {

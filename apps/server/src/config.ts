@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { type CameraProfile, DEFAULT_V2_RELEASE_DATE } from '@vss/core';
+import { type CameraProfile, DEFAULT_V2_RELEASE_DATE, type MediaOptions } from '@vss/core';
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './http/log';
 
@@ -21,6 +21,10 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** The operator's camera profiles, added to (or overriding) the built-in ones. */
   cameraProfiles: Record<string, CameraProfile> | undefined;
+  /** Ingest and archive settings; undefined when VSS_MEDIA=off. The data directory is added by the server. */
+  media: Omit<MediaOptions, 'dataDir'> | undefined;
+  /** The address viewers reach the server at, for media URLs; defaults to the listening address. */
+  publicUrl: string | undefined;
 }
 
 const KEY_BYTES = 32;
@@ -45,6 +49,14 @@ const CameraProfiles = z.record(
 );
 
 const isDigits = (text: string) => /^\d+$/.test(text);
+
+/** A whole number from the environment within [min, max]. */
+const wholeNumber = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z
+    .string()
+    .default(String(fallback))
+    .refine((text) => isDigits(text) && Number(text) >= min && Number(text) <= max, `must be a whole number from ${min} to ${max}`)
+    .transform(Number);
 
 // Messages never quote the input: DATABASE_URL and VSS_ENCRYPTION_KEY are secrets.
 const Env = z.object({
@@ -72,11 +84,18 @@ const Env = z.object({
     .iso.date('must be a date such as 2026-11-21')
     .transform((text) => new Date(`${text}T00:00:00Z`))
     .optional(),
-  VSS_BODY_LIMIT: z
-    .string()
-    .default('1048576')
-    .refine((text) => isDigits(text) && Number(text) >= 1 && Number.isSafeInteger(Number(text)), 'must be a positive number of bytes')
-    .transform(Number),
+  VSS_BODY_LIMIT: wholeNumber(1_048_576, 1),
+  VSS_MEDIA: z.enum(['on', 'off'], 'must be on or off').default('on'),
+  VSS_SEGMENT_SECONDS: wholeNumber(2, 1, 10),
+  VSS_RECONNECT_LIMIT: wholeNumber(500, 1),
+  VSS_MIN_FREE_BYTES: wholeNumber(1024 ** 3, 0),
+  VSS_RETENTION_INTERVAL_SECONDS: wholeNumber(60, 1),
+  VSS_FFMPEG_PATH: z.string().optional(),
+  VSS_FFPROBE_PATH: z.string().optional(),
+  VSS_PUBLIC_URL: z
+    .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+    .transform((text) => text.replace(/\/+$/, ''))
+    .optional(),
   VSS_LOG_LEVEL: z.enum(LOG_LEVELS, `must be one of ${LOG_LEVELS.join(', ')}`).default('info'),
   VSS_CAMERA_PROFILES: z
     .string()
@@ -123,6 +142,18 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServerConfig {
     bodyLimit: config.VSS_BODY_LIMIT,
     logLevel: config.VSS_LOG_LEVEL,
     cameraProfiles: config.VSS_CAMERA_PROFILES,
+    media:
+      config.VSS_MEDIA === 'off'
+        ? undefined
+        : {
+            segmentSeconds: config.VSS_SEGMENT_SECONDS,
+            reconnectLimit: config.VSS_RECONNECT_LIMIT,
+            minFreeBytes: config.VSS_MIN_FREE_BYTES,
+            retentionIntervalMs: config.VSS_RETENTION_INTERVAL_SECONDS * 1000,
+            ...(config.VSS_FFMPEG_PATH ? { ffmpegPath: config.VSS_FFMPEG_PATH } : {}),
+            ...(config.VSS_FFPROBE_PATH ? { ffprobePath: config.VSS_FFPROBE_PATH } : {}),
+          },
+    publicUrl: config.VSS_PUBLIC_URL,
   };
 }
 

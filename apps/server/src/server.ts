@@ -22,6 +22,7 @@ export async function vssOptions(config: ServerConfig, logger: Logger): Promise<
     encryptionKey: await resolveEncryptionKey(config),
     v2ReleaseDate: config.v2ReleaseDate,
     ...(config.cameraProfiles ? { cameraProfiles: config.cameraProfiles } : {}),
+    ...(config.media ? { media: { ...config.media, dataDir: config.dataDir } } : {}),
     logger,
   };
 }

@@ -41,7 +41,10 @@ export function createJsonRpcHandler(methods: Record<string, JsonRpcMethod>, log
       response = failure(id, JSONRPC_ERRORS.methodNotFound, 'Method not found');
     } else {
       try {
-        response = { jsonrpc: '2.0', id, result: await method(request.params) };
+        // The params as sent: the envelope's parse drops a `__proto__` key, and a method must see every key it was given.
+        const params = (value as { params?: unknown }).params;
+        // A success must carry a result member; an undefined one would vanish from the JSON.
+        response = { jsonrpc: '2.0', id, result: (await method(params)) ?? null };
       } catch (error) {
         response = toFailure(id, request.method, error);
       }

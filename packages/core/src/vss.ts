@@ -7,6 +7,7 @@ import { settings } from './db/schema';
 import { builtInIntercomDrivers } from './drivers/intercom';
 import type { IntercomDriver } from './drivers/intercom/types';
 import { silentLogger, type Logger } from './logger';
+import { createMediaEngine, type MediaEngine, type MediaOptions } from './media';
 import { createJsonRpcHandler } from './rpc';
 import { createAnalyticsService } from './services/analytics';
 import { createCameraService } from './services/cameras';
@@ -27,6 +28,11 @@ export interface VssOptions {
   /** Intercom drivers by vendor; the built-in ones by default. */
   intercomDrivers?: Record<string, IntercomDriver>;
   logger?: Logger;
+  /**
+   * Ingest, archive and playback. Off unless given: without it a stream is a record whose
+   * reconnection data can be reset, and no process is started.
+   */
+  media?: MediaOptions;
   /** The clock, replaceable so that expiry and sunsets can be tested. */
   now?: () => Date;
 }
@@ -50,6 +56,7 @@ async function accessTokenSecret(db: CoreContext['db']): Promise<string> {
 export async function createVss(options: VssOptions) {
   const logger = options.logger ?? silentLogger;
   const database = await openDatabase({ ...options.database, logger });
+  let media: MediaEngine | undefined;
   try {
     const ctx: CoreContext = {
       db: database.db,
@@ -60,8 +67,9 @@ export async function createVss(options: VssOptions) {
       cameraProfiles: { ...BUILT_IN_CAMERA_PROFILES, ...options.cameraProfiles },
       intercomDrivers: options.intercomDrivers ?? builtInIntercomDrivers(),
     };
+    if (options.media) media = await createMediaEngine(ctx, options.media);
     const tree = createTreeService(ctx);
-    const streams = createStreamService(ctx);
+    const streams = createStreamService(ctx, media?.supervisor);
     const vss = {
       database: { kind: database.kind },
       tokens: createTokenService(ctx),
@@ -80,12 +88,18 @@ export async function createVss(options: VssOptions) {
         },
         logger,
       ),
+      media,
       /** True when the database answers. */
       healthy: () => database.ping(),
-      close: () => database.close(),
+      async close() {
+        await media?.close();
+        await database.close();
+      },
     };
+    await media?.start();
     return vss;
   } catch (error) {
+    await media?.close();
     await database.close();
     throw error;
   }

@@ -5,6 +5,7 @@ export * from './common';
 export * from './errors';
 export * from './intercoms';
 export * from './jsonrpc';
+export * from './media';
 export * from './openapi';
 export * from './operations';
 export * from './streams';

@@ -10,10 +10,9 @@ const STATUS_TEXT: Record<number, string> = {
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
 
-function parameterSchema(kind: 'integer' | 'uid') {
-  return kind === 'integer'
-    ? { type: 'integer', minimum: 1, maximum: 2147483647 }
-    : { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' };
+function parameterSchema(kind: 'integer' | 'bigint' | 'uid') {
+  if (kind === 'uid') return { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' };
+  return { type: 'integer', minimum: 1, maximum: kind === 'integer' ? 2147483647 : Number.MAX_SAFE_INTEGER };
 }
 
 function describe(operationId: string, operation: Operation) {
@@ -32,7 +31,9 @@ function describe(operationId: string, operation: Operation) {
         ? { description: STATUS_TEXT[Number(status)] ?? 'Response' }
         : {
             description: STATUS_TEXT[Number(status)] ?? 'Response',
-            content: { 'application/json': { schema: jsonSchema(schema, 'output') } },
+            content: {
+              [(status === '200' && operation.produces) || 'application/json']: { schema: jsonSchema(schema, 'output') },
+            },
           },
     ]),
   );
@@ -41,7 +42,9 @@ function describe(operationId: string, operation: Operation) {
     summary: operation.summary,
     tags: [operation.tag],
     ...(operation.deprecated ? { deprecated: true } : {}),
-    ...(operation.auth === 'api-token' ? { security: [{ bearer: [] }, { queryToken: [] }] } : { security: [] }),
+    ...(operation.auth === 'api-token' || operation.auth === 'access-token'
+      ? { security: [{ bearer: [] }, { queryToken: [] }] }
+      : { security: [] }),
     ...(parameters.length > 0 ? { parameters } : {}),
     ...(operation.body
       ? {
@@ -72,8 +75,11 @@ export function buildOpenApiDocument(info: { version: string; serverUrl?: string
     ...(info.serverUrl ? { servers: [{ url: info.serverUrl }] } : {}),
     components: {
       securitySchemes: {
-        bearer: { type: 'http', scheme: 'bearer', description: 'API token; the bare token without "Bearer " is accepted too.' },
-        queryToken: { type: 'apiKey', in: 'query', name: 'token' },
+        bearer: {
+          type: 'http', scheme: 'bearer',
+          description: 'API token (media routes: or an access token for the stream); the bare token without "Bearer " is accepted too.',
+        },
+        queryToken: { type: 'apiKey', in: 'query', name: 'token', description: 'The same token as a query parameter.' },
       },
     },
     paths,

@@ -6,13 +6,17 @@ import { PaginationQuery } from './common';
 import { ErrorBody, ValidationErrorBody } from './errors';
 import { Intercom, IntercomCreate, IntercomRestart } from './intercoms';
 import { JsonRpcBody, JsonRpcRequest } from './jsonrpc';
+import { ArchiveRangeQuery, ArchiveRanges, MediaQuery, PlayerQuery } from './media';
 import { DeviceAddress, Stream, StreamCreate } from './streams';
 import { Folder, FolderCreate, TreeElement, TreeElementCreate } from './tree';
 
 export const Health = z.object({ status: z.literal('ok') });
 
-/** How an operation is authorised: an API token, the loopback console, or nothing. */
-export type OperationAuth = 'api-token' | 'loopback' | 'none';
+/**
+ * How an operation is authorised: an API token, the loopback console, nothing, or (media routes)
+ * an access token for the stream in the path or an API token, refused with 403 rather than 401.
+ */
+export type OperationAuth = 'api-token' | 'loopback' | 'none' | 'access-token';
 
 export interface Operation {
   method: 'get' | 'post';
@@ -21,18 +25,24 @@ export interface Operation {
   summary: string;
   tag: string;
   auth: OperationAuth;
-  pathParams?: Record<string, 'integer' | 'uid'>;
+  /** `bigint` ids come from 64-bit sequences (segments) and may outgrow a 32-bit `integer`. */
+  pathParams?: Record<string, 'integer' | 'bigint' | 'uid'>;
   query?: z.ZodObject;
   body?: z.ZodType;
   bodyRequired?: boolean;
   /** Status to response schema; null for a response without content. */
   responses: Record<number, z.ZodType | null>;
+  /** The media type of a 200 response that is not JSON (playlists, video, images, pages). */
+  produces?: string;
   deprecated?: boolean;
 }
 
 const unauthorized = { 401: ErrorBody };
 const invalid = { 422: ValidationErrorBody };
 const notFound = { 404: ErrorBody };
+/** A media route's refusals: 403 for any token that does not open the stream, 404, and a bad query. */
+const media = { 403: ErrorBody, ...notFound, ...invalid };
+const mediaPath = (rest: string) => `/api/v1/media/{uid}/${rest}`;
 
 /**
  * Every HTTP operation of the server, once. The server mounts its handlers by these names and
@@ -175,6 +185,54 @@ export const operations = {
     method: 'get', path: '/api/admin/v1/intercoms/{intercom}', tag: 'intercoms', auth: 'api-token',
     summary: 'An intercom.', pathParams: { intercom: 'integer' },
     responses: { 200: Intercom, ...unauthorized, ...notFound },
+  },
+  getArchiveRanges: {
+    method: 'get', path: '/api/admin/v1/streams/{uid}/archive/ranges', tag: 'media', auth: 'api-token',
+    summary: "The stretches of a stream's archive with continuous recording, oldest first.",
+    pathParams: { uid: 'uid' },
+    responses: { 200: ArchiveRanges, ...unauthorized, ...notFound },
+  },
+  mediaLive: {
+    method: 'get', path: mediaPath('live.m3u8'), tag: 'media', auth: 'access-token',
+    summary: 'Live HLS playlist of the newest segments; segment URIs are relative and carry the token.',
+    pathParams: { uid: 'uid' }, query: MediaQuery, produces: 'application/vnd.apple.mpegurl',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaArchive: {
+    method: 'get', path: mediaPath('archive.m3u8'), tag: 'media', auth: 'access-token',
+    summary: 'HLS VOD playlist of the recorded segments overlapping [from, from + duration).',
+    pathParams: { uid: 'uid' }, query: ArchiveRangeQuery, produces: 'application/vnd.apple.mpegurl',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaSegment: {
+    method: 'get', path: mediaPath('segments/{segment}'), tag: 'media', auth: 'access-token',
+    summary: 'One MPEG-TS segment of the stream, as listed by its playlists.',
+    pathParams: { uid: 'uid', segment: 'bigint' }, query: MediaQuery, produces: 'video/mp2t',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaExport: {
+    method: 'get', path: mediaPath('export.mp4'), tag: 'media', auth: 'access-token',
+    summary: 'The recording of [from, from + duration) as a fragmented MP4 download, from keyframe to keyframe.',
+    pathParams: { uid: 'uid' }, query: ArchiveRangeQuery, produces: 'video/mp4',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaPreview: {
+    method: 'get', path: mediaPath('preview.jpg'), tag: 'media', auth: 'access-token',
+    summary: 'A JPEG of the newest recorded keyframe.',
+    pathParams: { uid: 'uid' }, query: MediaQuery, produces: 'image/jpeg',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaPlayer: {
+    method: 'get', path: mediaPath('player'), tag: 'media', auth: 'access-token',
+    summary: 'An embeddable HTML player of the live stream or of an archive range.',
+    pathParams: { uid: 'uid' }, query: PlayerQuery, produces: 'text/html',
+    responses: { 200: z.string(), ...media },
+  },
+  mediaPlayerScript: {
+    // Not under /api/v1/media/: a static segment there would hide a stream whose uid is "assets".
+    method: 'get', path: '/api/v1/media-assets/hls.min.js', tag: 'media', auth: 'none',
+    summary: 'hls.js, the script the player page loads.', produces: 'text/javascript',
+    responses: { 200: z.string() },
   },
   health: {
     method: 'get', path: '/healthz', tag: 'system', auth: 'none',

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { isVssError, type VssError } from '@vss/core';
+import { isVssError, normalizeError, type VssError } from '@vss/core';
 import { type ErrorBody, UNAUTHENTICATED_MESSAGE, type ValidationErrorBody } from '@vss/schema';
 import { type H3Event, isError } from 'h3';
 import type { Logger } from './log';
@@ -32,7 +32,7 @@ function fromVssError(error: VssError): ErrorResponse {
  */
 export function toErrorResponse(error: unknown, logger: Logger): ErrorResponse {
   // h3 passes onError an H3Error wrapping what the handler threw, with the thrown error as its cause.
-  const thrown = isError(error) && error.cause instanceof Error ? error.cause : error;
+  const thrown = normalizeError(isError(error) && error.cause instanceof Error ? error.cause : error);
   if (isVssError(thrown) && thrown.code !== 'internal') return fromVssError(thrown);
   if (isError(thrown) && !thrown.unhandled) {
     const code = errorCodeForStatus(thrown.statusCode);

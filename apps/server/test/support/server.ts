@@ -1,5 +1,5 @@
 import type { VssOptions } from '@vss/core';
-import { createTestDatabase, type DatabaseKind } from '@vss/core/testing';
+import { createTestDatabase, type DatabaseKind, type TestDatabase } from '@vss/core/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,8 @@ export { databaseKinds } from '@vss/core/testing';
 export interface TestServer extends RunningServer {
   /** An API token issued through the console endpoint. */
   token: string;
+  /** The database the server runs on; its cleanup() drops it, which is how tests take it away. */
+  database: TestDatabase;
   /** Every log line the server wrote, parsed. */
   logs: Record<string, unknown>[];
   /** fetch against the server with JSON headers and the API token unless told otherwise. */
@@ -42,6 +44,8 @@ export async function startTestServer(
     PORT: '0',
     VSS_DATA_DIR: dataDir,
     VSS_LOG_LEVEL: 'debug',
+    // No ingest unless a test asks for it: most tests' stream URLs name hosts that must never be dialled.
+    VSS_MEDIA: 'off',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...overrides.env,
   });
@@ -68,6 +72,7 @@ export async function startTestServer(
   const testServer: TestServer = {
     ...server,
     token: '',
+    database,
     logs,
     request,
     async stop() {

@@ -6,9 +6,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createTestDatabase, databaseKinds, type TestDatabase } from '../testing/database';
 import { openDatabase, type OpenedDatabase } from './client';
 import { constraintName, isUniqueViolation } from './errors';
+import { migrationsFolder } from './migrate';
 import { treeElements } from './schema';
 
 const databaseUrl = process.env.DATABASE_URL;
+const journal = JSON.parse(readFileSync(join(migrationsFolder(), 'meta/_journal.json'), 'utf8')) as { entries: unknown[] };
 
 // Through the query builder because the two drivers shape the results of raw `execute` differently.
 const appliedMigrations = pgSchema('drizzle').table('__drizzle_migrations', { id: serial('id') });
@@ -56,10 +58,11 @@ describe.each(databaseKinds(databaseUrl))('openDatabase on %s', (kind) => {
   it('applies nothing when reopened and keeps the data', async () => {
     const first = await open();
     await first.db.insert(treeElements).values({ name: 'Root' });
+    const applied = await migrationCount(first);
     await first.close();
 
     const second = await open();
-    expect(await migrationCount(second)).toBe(1);
+    expect(await migrationCount(second)).toBe(applied);
     expect(await second.db.select().from(treeElements)).toHaveLength(1);
   });
 
@@ -152,7 +155,7 @@ describe.runIf(databaseUrl)('openDatabase on PostgreSQL', () => {
     const test = await createTestDatabase('postgres', { databaseUrl });
     try {
       const all = await Promise.all([1, 2, 3].map(() => openDatabase(test)));
-      expect(await migrationCount(all[0]!)).toBe(1);
+      expect(await migrationCount(all[0]!)).toBe(journal.entries.length);
       await Promise.all(all.map((database) => database.close()));
     } finally {
       await test.cleanup();

@@ -25,3 +25,22 @@ export function constraintName(error: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * SQLSTATEs and driver codes that mean the database cannot be reached at all, as opposed to a
+ * query it refused: the connection failed or was lost, the server is shutting down, or the
+ * database is gone. Class 08 is "connection exception".
+ */
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE',
+  'CONNECTION_CLOSED', 'CONNECTION_ENDED', 'CONNECTION_DESTROYED', 'CONNECT_TIMEOUT',
+  '57P01', '57P02', '57P03', '3D000',
+]);
+
+export function isDatabaseUnreachable(error: unknown): boolean {
+  for (const entry of errorChain(error)) {
+    const code = entry.code;
+    if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || /^08[0-9A-Z]{3}$/.test(code))) return true;
+  }
+  return false;
+}

@@ -1,5 +1,7 @@
 import {
   type AnyPgColumn,
+  bigint,
+  bigserial,
   boolean,
   doublePrecision,
   index,
@@ -155,3 +157,38 @@ export const intercoms = pgTable('intercoms', {
   ...timestamps,
 });
 
+
+/** One recorded segment file of a stream; a row exists only once its file is synced to disk. */
+export const segments = pgTable(
+  'segments',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    streamId: integer('stream_id')
+      .notNull()
+      .references(() => streams.id, { onDelete: 'cascade' }),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    durationMs: integer('duration_ms').notNull(),
+    sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
+    /** Relative to the media directory. */
+    path: text('path').notNull().unique(),
+    /** The first segment after a gap: players must reset their decoders here. */
+    discontinuity: boolean('discontinuity').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('segments_stream_started').on(table.streamId, table.startedAt)],
+);
+
+/** A stretch of time a stream was not recorded (outage, restart), so that gaps are facts, not guesses. */
+export const archiveGaps = pgTable(
+  'archive_gaps',
+  {
+    id: serial('id').primaryKey(),
+    streamId: integer('stream_id')
+      .notNull()
+      .references(() => streams.id, { onDelete: 'cascade' }),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
+    endedAt: timestamp('ended_at', { withTimezone: true, mode: 'date' }).notNull(),
+    reason: text('reason').notNull(),
+  },
+  (table) => [index('archive_gaps_stream_started').on(table.streamId, table.startedAt)],
+);

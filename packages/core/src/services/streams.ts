@@ -10,7 +10,7 @@ import { and, eq, inArray } from 'drizzle-orm';
 import type { CameraProfile, CoreContext } from '../context';
 import { maskUrlPassword } from '../crypto';
 import type { Database } from '../db/client';
-import { isUniqueViolation } from '../db/errors';
+import { constraintName, isUniqueViolation } from '../db/errors';
 import { cameraArchiveSettings, cameras, streams } from '../db/schema';
 import { fieldError, notFound, parseInput, VssError } from '../errors';
 import { iso, isoOrNull } from './serialize';
@@ -53,6 +53,8 @@ async function storedArchiveSettings(db: Database, cameraId: number, type: Strea
 
 const defaultUid = (camera: CameraRow, type: StreamType) => `${camera.uuid}-${type}`;
 
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** Builds a stream's source URL from a profile template, with the camera's credentials if it has any. */
 function sourceUrl(template: string, ip: string, credentials: { login: string; password: string } | null) {
   const host = ip.includes(':') ? `[${ip}]` : ip;
@@ -64,7 +66,13 @@ function sourceUrl(template: string, ip: string, credentials: { login: string; p
   return url.toString();
 }
 
-export function createStreamService(ctx: CoreContext) {
+/** Told when streams' sources change or a restart was asked for, so that their ingest follows. */
+export interface StreamChangeListener {
+  changed(uids: string[]): unknown;
+  restarted(uids: string[]): unknown;
+}
+
+export function createStreamService(ctx: CoreContext, listener?: StreamChangeListener) {
   const { db } = ctx;
   const open = (sealed: string) => ctx.secrets.open(sealed);
 
@@ -74,18 +82,26 @@ export function createStreamService(ctx: CoreContext) {
     return camera;
   }
 
-  /** Resolves the three params forms of Stream.Restart to stream rows, all or nothing. */
-  async function resolveRestartTargets(db: Database, params: StreamRestartParams): Promise<StreamRow[]> {
+  /**
+   * Resolves the three params forms of Stream.Restart to stream rows, all or nothing. `droppedKeys`
+   * are object-form keys the parser left out (`__proto__`): they name no camera.
+   */
+  async function resolveRestartTargets(
+    db: Database,
+    params: StreamRestartParams,
+    droppedKeys: string[] = [],
+  ): Promise<StreamRow[]> {
     const byCamera = typeof params === 'string' || Array.isArray(params) ? null : params;
     const uids = typeof params === 'string' ? [params] : Array.isArray(params) ? params : Object.values(params).flat();
     const unique = [...new Set(uids)];
     const rows = await db.select().from(streams).where(inArray(streams.uid, unique));
     const found = new Map(rows.map((row) => [row.uid, row]));
     const unknownUids = new Set(unique.filter((uid) => !found.has(uid)));
-    const unknownCameras: string[] = [];
+    const unknownCameras: string[] = [...droppedKeys];
     if (byCamera) {
       const uuids = Object.keys(byCamera);
-      const validUuids = uuids.filter((uuid) => /^[0-9a-f-]{36}$/i.test(uuid));
+      // Only a well-formed uuid may reach the uuid column: anything else is an unknown camera, not a database error.
+      const validUuids = uuids.filter((uuid) => UUID_PATTERN.test(uuid));
       const cameraRows = validUuids.length
         ? await db.select({ id: cameras.id, uuid: cameras.uuid }).from(cameras).where(inArray(cameras.uuid, validUuids))
         : [];
@@ -130,9 +146,14 @@ export function createStreamService(ctx: CoreContext) {
           })
           .returning();
         ctx.logger.info('stream created', { uid, camera_id: cameraId, type });
+        listener?.changed([uid]);
         return toStream(row!, open);
       } catch (error) {
-        if (isUniqueViolation(error)) throw fieldError('uid', 'The uid has already been taken.');
+        if (isUniqueViolation(error)) {
+          // A concurrent request created this camera's stream of the same type between the check and the insert.
+          if (constraintName(error) === 'streams_camera_type') throw fieldError('type', `The camera already has a ${type} stream.`);
+          throw fieldError('uid', 'The uid has already been taken.');
+        }
         throw error;
       }
     },
@@ -149,8 +170,14 @@ export function createStreamService(ctx: CoreContext) {
      */
     async restart(input: unknown): Promise<string[]> {
       const params = parseInput(StreamRestartParams, input);
+      const byCamera = typeof params === 'object' && !Array.isArray(params) ? params : null;
+      // The parser leaves a `__proto__` key out of the object form; it still names no camera, so it fails the call.
+      const droppedKeys = byCamera ? Object.keys(input as object).filter((key) => !Object.hasOwn(byCamera, key)) : [];
+      if (byCamera && Object.keys(byCamera).length + droppedKeys.length === 0) {
+        throw fieldError('params', 'The params field must name at least one camera.');
+      }
       return db.transaction(async (tx) => {
-        const rows = await resolveRestartTargets(tx, params);
+        const rows = await resolveRestartTargets(tx, params, droppedKeys);
         const uids = rows.map((row) => row.uid);
         const now = ctx.now();
         await tx
@@ -165,6 +192,9 @@ export function createStreamService(ctx: CoreContext) {
           })
           .where(inArray(streams.uid, uids));
         ctx.logger.info('streams restarted', { uids });
+        return uids;
+      }).then((uids) => {
+        listener?.restarted(uids);
         return uids;
       });
     },
@@ -184,6 +214,9 @@ export function createStreamService(ctx: CoreContext) {
           ? { login: camera.onvifLogin, password: open(camera.onvifPasswordEncrypted) }
           : null;
       await db.transaction(async (tx) => {
+        // Concurrent callbacks for one camera take turns: the upsert's arbiter is (camera_id, type), so
+        // two first-time inserts racing past it would otherwise collide on the uid index instead.
+        await tx.select({ id: cameras.id }).from(cameras).where(eq(cameras.id, camera.id)).for('update');
         for (const type of ['high', 'low'] as const) {
           const values = {
             sourceUrlEncrypted: ctx.secrets.seal(sourceUrl(profile[type], ip, credentials)),
@@ -195,6 +228,16 @@ export function createStreamService(ctx: CoreContext) {
             .values({ uid: defaultUid(camera, type), cameraId: camera.id, type, ...values })
             .onConflictDoUpdate({ target: [streams.cameraId, streams.type], set: values });
         }
+      }).catch(async (error: unknown) => {
+        // Another camera's stream was given this camera's default uid as its custom uid: nothing is changed.
+        if (isUniqueViolation(error) && constraintName(error) === 'streams_uid_unique') {
+          const uids = (['high', 'low'] as const).map((type) => defaultUid(camera, type));
+          const held = await db.select({ cameraId: streams.cameraId }).from(streams).where(inArray(streams.uid, uids));
+          if (held.some((row) => row.cameraId !== camera.id)) {
+            throw fieldError('mac', "A stream of another camera already holds this camera's stream uid; no stream was changed.");
+          }
+        }
+        throw error;
       });
       ctx.logger.info('device address applied', { camera_id: camera.id, ip });
     },
