@@ -14,15 +14,19 @@ import {
   getQuery,
   send,
   sendNoContent,
+  setResponseHeader,
   setResponseHeaders,
   setResponseStatus,
   type H3Event,
 } from 'h3';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { readJsonBody, readRawBody } from './http/body';
 import { extractToken, isConsoleRequest } from './http/client';
 import { sendError } from './http/errors';
 import { requestLogFields } from './http/log';
 import { jsonRpcHttpStatus } from './http/status';
+import { authorizePlayback, mountMediaRoutes } from './media-routes';
 
 export interface AppOptions {
   vss: Vss;
@@ -32,15 +36,28 @@ export interface AppOptions {
   version: string;
 }
 
-interface RequestContext {
+export interface RequestContext {
   event: H3Event;
   params: Record<string, number | string>;
   body: unknown;
   principal: Principal | undefined;
 }
 
-/** What a handler answers: a JSON body with a status, or no content. */
-type Reply = { status: number; json: unknown } | { status: 204 };
+/** What a handler answers: a JSON body with a status, no content, or another media type (a stream is piped). */
+export type Reply =
+  | { status: number; json: unknown }
+  | { status: 204 }
+  | { status: number; type: string; body: string | Buffer | Readable };
+
+export interface MountOptions {
+  headers?: () => Record<string, string>;
+  rawBody?: boolean;
+}
+export type Mount = (
+  name: OperationName,
+  handler: (request: RequestContext) => Promise<Reply> | Reply,
+  options?: MountOptions,
+) => void;
 
 const ok = (json: unknown): Reply => ({ status: 200, json });
 const created = (json: unknown): Reply => ({ status: 201, json });
@@ -61,7 +78,9 @@ function decodePathSegment(segment: string): string | undefined {
 function pathParams(event: H3Event, operation: Operation) {
   const params: Record<string, number | string> = {};
   for (const [name, kind] of Object.entries(operation.pathParams ?? {})) {
-    const raw = decodePathSegment(event.context.params?.[name] ?? '');
+    const segment = event.context.params?.[name] ?? '';
+    const suffix = literalAfter(operation.path, name);
+    const raw = segment.endsWith(suffix) ? decodePathSegment(segment.slice(0, segment.length - suffix.length)) : undefined;
     if (raw === undefined) throw new VssError('not_found', 'Not found.');
     if (kind === 'integer') {
       const id = /^[1-9][0-9]{0,9}$/.test(raw) ? Number(raw) : NaN;
@@ -75,10 +94,27 @@ function pathParams(event: H3Event, operation: Operation) {
   return params;
 }
 
-const toRouterPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+// The router matches whole path segments: `{segment}.ts` is routed as `:segment`, and the literal
+// after the parameter (which players such as ffmpeg's HLS demuxer insist on) is checked by pathParams.
+const toRouterPath = (path: string) => path.replace(/\{(\w+)\}[^/]*/g, ':$1');
+const literalAfter = (path: string, name: string) => new RegExp(`\\{${name}\\}([^/]*)`).exec(path)?.[1] ?? '';
 
 /** Documented paths are mounted as written; the same path with or without its trailing slash works too. */
 const pathVariants = (path: string) => [path, path.endsWith('/') ? path.slice(0, -1) : `${path}/`];
+
+/** Writes a reply that is not JSON; a client going away in the middle of a stream is no error. */
+async function sendBody(event: H3Event, reply: Extract<Reply, { type: string }>) {
+  setResponseStatus(event, reply.status);
+  setResponseHeader(event, 'content-type', reply.type);
+  if (!(reply.body instanceof Readable)) return send(event, reply.body);
+  try {
+    await pipeline(reply.body, event.node.res);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+  }
+  // h3 takes a returned response object as answered, even one the client hung up on.
+  return event.node.res;
+}
 
 /** RFC 9745 Deprecation and RFC 8594 Sunset headers of camera creation v1. */
 function v1Headers(vss: Vss): Record<string, string> {
@@ -104,16 +140,13 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
   /** Router path to the methods mounted on it, for the Allow header of a 405 (RFC 9110 §15.5.6). */
   const allowedMethods = new Map<string, Set<string>>();
 
-  function mount(
-    name: OperationName,
-    handler: (request: RequestContext) => Promise<Reply> | Reply,
-    options: { headers?: () => Record<string, string>; rawBody?: boolean } = {},
-  ) {
+  const mount: Mount = (name, handler, options = {}) => {
     const operation: Operation = operations[name];
     const handle = eventHandler(async (event) => {
       if (options.headers) setResponseHeaders(event, options.headers());
       let principal: Principal | undefined;
       if (operation.auth === 'api-token') principal = await vss.tokens.authenticate(extractToken(event));
+      if (operation.auth === 'access-token') principal = await authorizePlayback(vss, event);
       if (operation.auth === 'loopback' && !isConsoleRequest(event)) {
         throw new VssError('forbidden', 'API tokens are issued only from the server console (localhost).');
       }
@@ -124,6 +157,7 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
           ? await readJsonBody(event, { limitBytes: bodyLimit, required: operation.bodyRequired ?? false })
           : undefined;
       const reply = await handler({ event, params, body, principal });
+      if ('type' in reply) return sendBody(event, reply);
       if (!('json' in reply)) return sendNoContent(event, reply.status);
       setResponseStatus(event, reply.status);
       return send(event, JSON.stringify(reply.json), 'application/json');
@@ -133,7 +167,7 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
       const methods = allowedMethods.get(toRouterPath(path)) ?? new Set<string>();
       allowedMethods.set(toRouterPath(path), methods.add(operation.method.toUpperCase()));
     }
-  }
+  };
 
   const id = (request: RequestContext, name: string) => request.params[name] as number;
 
@@ -187,6 +221,8 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
     await vss.intercoms.restart(id(r, 'intercom'), r.body);
     return noContent;
   });
+
+  mountMediaRoutes(mount, vss);
 
   mount('health', async () => {
     if (!(await vss.healthy())) throw new VssError('database_unavailable', 'The database is unreachable.');

@@ -33,7 +33,13 @@ export async function startServer(
   overrides: Partial<VssOptions> & { logger?: Logger } = {},
 ): Promise<RunningServer> {
   const logger = overrides.logger ?? createLogger({ level: config.logLevel });
-  const vss = await createVss({ ...(await vssOptions(config, logger)), ...overrides });
+  let url = '';
+  const vss = await createVss({
+    ...(await vssOptions(config, logger)),
+    // The listening address is known only once listening, after core has started.
+    publicUrl: config.publicUrl ?? (() => url),
+    ...overrides,
+  });
   const app = createApp({ vss, logger, bodyLimit: config.bodyLimit, version });
   const server: Server = createServer(toNodeListener(app));
   // Idle keep-alive sockets would otherwise hold close() open for their full timeout.
@@ -49,7 +55,7 @@ export async function startServer(
   }
   const { port } = server.address() as AddressInfo;
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const url = `http://${host}:${port}`;
+  url = `http://${host}:${port}`;
   logger.info('vss listening', { url, database: vss.database.kind });
   return {
     url,

@@ -37,9 +37,4 @@ export async function startPlainServer(listener: RequestListener) {
   };
 }
 
-/** A loopback port that was free a moment ago and has nothing listening on it. */
-export async function closedPort(): Promise<number> {
-  const probe = await startPlainServer(() => undefined);
-  await probe.close();
-  return Number(new URL(probe.url).port);
-}
+export { closedPort } from '@vss/core/testing';

@@ -8,6 +8,7 @@ import { builtInIntercomDrivers } from './drivers/intercom';
 import type { IntercomDriver } from './drivers/intercom/types';
 import { silentLogger, type Logger } from './logger';
 import { createMediaEngine, type MediaEngine, type MediaOptions } from './media';
+import { getMediaUrls } from './media/playback';
 import { createJsonRpcHandler } from './rpc';
 import { createAnalyticsService } from './services/analytics';
 import { createCameraService } from './services/cameras';
@@ -35,6 +36,11 @@ export interface VssOptions {
   media?: MediaOptions;
   /** The clock, replaceable so that expiry and sunsets can be tested. */
   now?: () => Date;
+  /**
+   * Where viewers reach the server (`https://vss.example.com`), for the URLs of Stream.GetMediaUrls;
+   * a function when it is known only later (after listening). Without it the URLs are root-relative.
+   */
+  publicUrl?: string | (() => string);
 }
 
 /** Applies pending migrations and closes the database again (`vss migrate`). */
@@ -84,6 +90,10 @@ export async function createVss(options: VssOptions) {
           'Stream.Restart': async (params) => {
             await streams.restart(params);
             return STREAM_RESTART_RESULT;
+          },
+          'Stream.GetMediaUrls': (params) => {
+            const { publicUrl = '' } = options;
+            return getMediaUrls(ctx, params, typeof publicUrl === 'function' ? publicUrl() : publicUrl);
           },
         },
         logger,

@@ -10,9 +10,10 @@ const STATUS_TEXT: Record<number, string> = {
 const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') =>
   z.toJSONSchema(schema, { target: 'draft-2020-12', io, unrepresentable: 'any' });
 
-function parameterSchema(kind: 'integer' | 'bigint' | 'uid') {
-  if (kind === 'uid') return { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' };
-  return { type: 'integer', minimum: 1, maximum: kind === 'integer' ? 2147483647 : Number.MAX_SAFE_INTEGER };
+function parameterSchema(kind: 'integer' | 'uid') {
+  return kind === 'integer'
+    ? { type: 'integer', minimum: 1, maximum: 2147483647 }
+    : { type: 'string', pattern: '^[a-zA-Z0-9_-]+$' };
 }
 
 function describe(operationId: string, operation: Operation) {

@@ -25,8 +25,7 @@ export interface Operation {
   summary: string;
   tag: string;
   auth: OperationAuth;
-  /** `bigint` ids come from 64-bit sequences (segments) and may outgrow a 32-bit `integer`. */
-  pathParams?: Record<string, 'integer' | 'bigint' | 'uid'>;
+  pathParams?: Record<string, 'integer' | 'uid'>;
   query?: z.ZodObject;
   body?: z.ZodType;
   bodyRequired?: boolean;
@@ -205,9 +204,9 @@ export const operations = {
     responses: { 200: z.string(), ...media },
   },
   mediaSegment: {
-    method: 'get', path: mediaPath('segments/{segment}'), tag: 'media', auth: 'access-token',
+    method: 'get', path: mediaPath('segments/{segment}.ts'), tag: 'media', auth: 'access-token',
     summary: 'One MPEG-TS segment of the stream, as listed by its playlists.',
-    pathParams: { uid: 'uid', segment: 'bigint' }, query: MediaQuery, produces: 'video/mp2t',
+    pathParams: { uid: 'uid', segment: 'integer' }, query: MediaQuery, produces: 'video/mp2t',
     responses: { 200: z.string(), ...media },
   },
   mediaExport: {

@@ -44,7 +44,8 @@ function headerToken(header: string | undefined): string | undefined {
   return /\s/.test(authorization) ? undefined : authorization;
 }
 
-function queryToken(event: H3Event): string | undefined {
+/** The token of `?token=`, if one was given. */
+export function queryToken(event: H3Event): string | undefined {
   const value = getQuery(event).token;
   const token = Array.isArray(value) ? value[0] : value;
   return typeof token === 'string' && token !== '' ? token : undefined;

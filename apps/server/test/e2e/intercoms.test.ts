@@ -1,6 +1,5 @@
 import { hikvisionIntercom } from '@vss/core';
-import { startFakeHikvisionIntercom, type FakeHikvisionBehaviour, type FakeHikvisionIntercom } from '@vss/core/testing';
-import { createServer } from 'node:net';
+import { closedPort, startFakeHikvisionIntercom, type FakeHikvisionBehaviour, type FakeHikvisionIntercom } from '@vss/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectError,
@@ -19,14 +18,6 @@ const INTERCOMS = '/api/admin/v1/intercoms';
 const restartPath = (id: number | string) => `${INTERCOMS}/${id}/restart-intercom`;
 const INTERCOM_FIELDS = ['created_at', 'host', 'id', 'last_restart_at', 'login', 'name', 'port', 'vendor'];
 
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as { port: number };
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
 
 describe.each(databaseKinds(process.env.DATABASE_URL))('intercoms on %s', (kind) => {
   const login = 'admin';

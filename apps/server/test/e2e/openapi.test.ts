@@ -1,5 +1,5 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
-import { operations, type Operation } from '@vss/schema';
+import { MEDIA_FORBIDDEN_MESSAGE, operations, type Operation } from '@vss/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../support/server';
 
@@ -102,6 +102,9 @@ describe('the OpenAPI document at GET /api/openapi.json', () => {
     if (op.auth === 'api-token') {
       expect(described!.security?.length).toBeGreaterThan(0);
       expect(described!.responses).toHaveProperty('401');
+    } else if (op.auth === 'access-token') {
+      expect(described!.security?.length).toBeGreaterThan(0);
+      expect(described!.responses).toHaveProperty('403');
     } else {
       expect(described!.security).toEqual([]);
     }
@@ -156,13 +159,16 @@ describe('the OpenAPI document at GET /api/openapi.json', () => {
       }
     });
 
-    it('with 401 without a token exactly where the document asks for one', async () => {
+    it('with 401 without a token exactly where the document asks for one (403 on media routes)', async () => {
       for (const { path, method, described } of routes()) {
         const url = fillPath(path, described.parameters);
         const got = await answer(method, url, { token: false });
         const what = `${method.toUpperCase()} ${url} → ${got.status}`;
         expect(isRouteNotFound(got), what).toBe(false);
-        if ((described.security ?? []).length > 0) {
+        if (operations[described.operationId as keyof typeof operations].auth === 'access-token') {
+          expect(got.status, what).toBe(403);
+          expect(got.body, what).toEqual({ message: MEDIA_FORBIDDEN_MESSAGE, code: 'forbidden' });
+        } else if ((described.security ?? []).length > 0) {
           expect(got.status, what).toBe(401);
           expect(got.body, what).toEqual({ message: 'Unauthenticated.' });
         } else {

@@ -1,4 +1,4 @@
-import type { VssOptions } from '@vss/core';
+import type { MediaOptions, VssOptions } from '@vss/core';
 import { createTestDatabase, type DatabaseKind, type TestDatabase } from '@vss/core/testing';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -15,6 +15,8 @@ export interface TestServer extends RunningServer {
   token: string;
   /** The database the server runs on; its cleanup() drops it, which is how tests take it away. */
   database: TestDatabase;
+  /** The server's data directory (media files live under `media/`). */
+  dataDir: string;
   /** Every log line the server wrote, parsed. */
   logs: Record<string, unknown>[];
   /** fetch against the server with JSON headers and the API token unless told otherwise. */
@@ -35,7 +37,11 @@ export interface TestRequestInit extends Omit<RequestInit, 'body'> {
  */
 export async function startTestServer(
   kind: DatabaseKind,
-  overrides: Partial<VssOptions> & { env?: Record<string, string> } = {},
+  overrides: Partial<Omit<VssOptions, 'media'>> & {
+    env?: Record<string, string>;
+    /** Turns ingest on, with these options over the configured ones (the data directory is the server's). */
+    media?: Partial<MediaOptions>;
+  } = {},
 ): Promise<TestServer> {
   const database = await createTestDatabase(kind, { databaseUrl: process.env.DATABASE_URL });
   const dataDir = database.dataDir ?? (await mkdtemp(join(tmpdir(), 'vss-server-')));
@@ -45,14 +51,19 @@ export async function startTestServer(
     VSS_DATA_DIR: dataDir,
     VSS_LOG_LEVEL: 'debug',
     // No ingest unless a test asks for it: most tests' stream URLs name hosts that must never be dialled.
-    VSS_MEDIA: 'off',
+    VSS_MEDIA: overrides.media ? 'on' : 'off',
     ...(database.url ? { DATABASE_URL: database.url } : {}),
     ...overrides.env,
   });
   const logs: Record<string, unknown>[] = [];
   const logger = createLogger({ level: 'debug', write: (line) => void logs.push(JSON.parse(line)) });
-  const { env: _env, ...vssOverrides } = overrides;
-  const server = await startServer(config, { encryptionKey: randomBytes(32), ...vssOverrides, logger });
+  const { env: _env, media, ...vssOverrides } = overrides;
+  const server = await startServer(config, {
+    encryptionKey: randomBytes(32),
+    ...vssOverrides,
+    ...(media && config.media ? { media: { ...config.media, dataDir, ...media } } : {}),
+    logger,
+  });
 
   async function request(path: string, init: TestRequestInit = {}) {
     const { body, token, headers, ...rest } = init;
@@ -73,6 +84,7 @@ export async function startTestServer(
     ...server,
     token: '',
     database,
+    dataDir,
     logs,
     request,
     async stop() {

@@ -125,6 +125,8 @@ export const streams = pgTable(
     lastError: text('last_error'),
     lastErrorAt: timestamp('last_error_at', { withTimezone: true, mode: 'date' }),
     reconnectionResetAt: timestamp('reconnection_reset_at', { withTimezone: true, mode: 'date' }),
+    /** The sequence number of the stream's newest segment; never goes back, even when segments are deleted. */
+    segmentSequence: integer('segment_sequence').notNull().default(0),
     ...timestamps,
   },
   (table) => [unique('streams_camera_type').on(table.cameraId, table.type)],
@@ -166,6 +168,8 @@ export const segments = pgTable(
     streamId: integer('stream_id')
       .notNull()
       .references(() => streams.id, { onDelete: 'cascade' }),
+    /** 1, 2, 3 … per stream: the HLS media sequence number and the segment's name in URLs. */
+    sequence: integer('sequence').notNull(),
     startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull(),
     durationMs: integer('duration_ms').notNull(),
     sizeBytes: bigint('size_bytes', { mode: 'number' }).notNull(),
@@ -175,7 +179,10 @@ export const segments = pgTable(
     discontinuity: boolean('discontinuity').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
   },
-  (table) => [index('segments_stream_started').on(table.streamId, table.startedAt)],
+  (table) => [
+    index('segments_stream_started').on(table.streamId, table.startedAt),
+    unique('segments_stream_sequence').on(table.streamId, table.sequence),
+  ],
 );
 
 /** A stretch of time a stream was not recorded (outage, restart), so that gaps are facts, not guesses. */

@@ -1,3 +1,4 @@
+import { closedPort } from '../testing/network';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -57,14 +58,6 @@ export function ingestRunner(): (driver: StreamDriver, sourceUrl: string, segmen
   };
 }
 
-/** A loopback port nothing listens on: bound once by us, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 /** A loopback TCP relay to `target` that can go silent without closing anything, like a pulled cable. */
 async function stallableRelay(target: URL) {

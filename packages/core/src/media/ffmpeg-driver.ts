@@ -59,6 +59,8 @@ export function ffmpegArguments(
   const rtsp = url.protocol === 'rtsp:' || url.protocol === 'rtsps:';
   const sourceOptions = rtsp
     ? [
+        // Interleaved in the RTSP connection: no lost packets (torn frames) under load, and it
+        // passes NAT and firewalls, which UDP from the camera often does not.
         '-rtsp_transport', 'tcp',
         // Audio is not recorded (see below), so it is not even set up.
         '-allowed_media_types', 'video',
@@ -84,8 +86,8 @@ export function ffmpegArguments(
     // track must not be able to stall or end the recording of the video.
     '-map', '0:v:0', '-c', 'copy',
     // MPEG-TS names its service in DVB text, which is ISO 6937 unless its first byte says otherwise.
-    // Static ffprobe/ffmpeg builds (the npm ones) crash loading that codec, so the text is marked
-    // UTF-8 (0x15); fixed names also keep the camera's SDP session name out of the archive.
+    // Static builds such as the npm ffprobe (FFmpeg 6) crash loading that converter, so the text is
+    // marked UTF-8 (0x15); fixed names also keep the camera's SDP session name out of the archive.
     '-metadata', 'service_provider=\x15VSS', '-metadata', 'service_name=\x15VSS',
     '-f', 'segment', '-segment_format', 'mpegts', '-segment_time', String(spec.segmentSeconds),
     // Timestamps run on across segments, so consecutive files play as one stream (HLS needs that).

@@ -3,6 +3,7 @@ import type { CoreContext } from '../context';
 import { resolveMediaBinaries, type MediaBinaries } from './binaries';
 import type { StreamDriver } from './driver';
 import { ffmpegDriver } from './ffmpeg-driver';
+import { createPlayback } from './playback';
 import { sweepRetention } from './retention';
 import { createSegmentStore } from './segment-store';
 import { createSupervisor } from './supervisor';
@@ -70,13 +71,15 @@ export async function createMediaEngine(ctx: CoreContext, options: MediaOptions)
     binaries,
     store,
     supervisor,
+    playback: createPlayback(ctx, store, binaries.ffmpeg, { liveSegments: retention.liveSegments }),
     /** Runs one retention sweep now (it also runs on its own interval). */
     sweep,
 
     /** Reconciles the archive with its index, then starts every stream. */
     async start() {
       const removed = await store.reconcile();
-      if (removed.rows + removed.files + removed.runs > 0) ctx.logger.warn('archive reconciled after a crash', removed);
+      const crashed = removed.rows + removed.files + removed.runs > 0;
+      ctx.logger[crashed ? 'warn' : 'info']('archive reconciled', { removed_rows: removed.rows, removed_files: removed.files, removed_dirs: removed.runs });
       await supervisor.start();
       sweeper = setInterval(() => void sweep(), options.retentionIntervalMs ?? 60_000);
       sweeper.unref();

@@ -1,4 +1,4 @@
-import { and, asc, desc, eq, inArray, lt } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray, lt, sql } from 'drizzle-orm';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { Database } from '../db/client';
@@ -65,6 +65,11 @@ export function createSegmentStore(db: Database, mediaRoot: string) {
       await fsyncPath(streamDir(stream.uid));
       const { size } = await stat(target);
       return db.transaction(async (tx) => {
+        const [numbered] = await tx
+          .update(streams)
+          .set({ segmentSequence: sql`${streams.segmentSequence} + 1` })
+          .where(eq(streams.id, stream.id))
+          .returning({ sequence: streams.segmentSequence });
         if (gap) {
           await tx.insert(archiveGaps).values({ streamId: stream.id, startedAt: gap.from, endedAt: startedAt, reason: gap.reason });
         }
@@ -72,6 +77,7 @@ export function createSegmentStore(db: Database, mediaRoot: string) {
           .insert(segments)
           .values({
             streamId: stream.id,
+            sequence: numbered!.sequence,
             startedAt,
             durationMs,
             sizeBytes: size,

@@ -42,6 +42,9 @@ interface Runtime {
   watchdog?: NodeJS.Timeout;
 }
 
+/** How far a segment's wall-clock start may stray from its predecessor's end and still be joined to it. */
+const SNAP_TOLERANCE_MS = 1_000;
+
 /** Exponential backoff with jitter: about initial, 2×, 4× … capped, each between 50 % and 100 %. */
 export function backoffDelay(failures: number, initialMs: number, maxMs: number, random = Math.random): number {
   const ceiling = Math.min(maxMs, initialMs * 2 ** Math.max(0, failures - 1));
@@ -129,9 +132,14 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
     const now = ctx.now();
     const first = runtime.segmentsThisRun === 0;
     runtime.segmentsThisRun += 1;
-    // Within a run segments follow each other exactly; a run's first one ended just now.
-    let startedAt = first ? new Date(now.getTime() - durationMs) : runtime.lastSegmentEnd!;
-    if (runtime.lastSegmentEnd && startedAt < runtime.lastSegmentEnd) startedAt = runtime.lastSegmentEnd;
+    // A segment ended just now. Within a run it follows its predecessor exactly unless the wall
+    // clock has moved away by more than the snap tolerance (camera clock drift, a clock step), so
+    // the index stays on wall-clock time without tiny gaps or overlaps.
+    const lastEnd = runtime.lastSegmentEnd;
+    let startedAt = new Date(now.getTime() - durationMs);
+    if (lastEnd && (startedAt < lastEnd || (!first && startedAt.getTime() - lastEnd.getTime() <= SNAP_TOLERANCE_MS))) {
+      startedAt = lastEnd;
+    }
     const gap =
       first && runtime.lastSegmentEnd && startedAt > runtime.lastSegmentEnd
         ? { from: runtime.lastSegmentEnd, reason: runtime.interruption }

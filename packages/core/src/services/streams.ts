@@ -213,7 +213,8 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
         camera.onvifLogin && camera.onvifPasswordEncrypted
           ? { login: camera.onvifLogin, password: open(camera.onvifPasswordEncrypted) }
           : null;
-      await db.transaction(async (tx) => {
+      const uids = await db.transaction(async (tx) => {
+        const upserted: string[] = [];
         // Concurrent callbacks for one camera take turns: the upsert's arbiter is (camera_id, type), so
         // two first-time inserts racing past it would otherwise collide on the uid index instead.
         await tx.select({ id: cameras.id }).from(cameras).where(eq(cameras.id, camera.id)).for('update');
@@ -223,11 +224,14 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
             ...(await storedArchiveSettings(tx, camera.id, type)),
             updatedAt: ctx.now(),
           };
-          await tx
+          const [row] = await tx
             .insert(streams)
             .values({ uid: defaultUid(camera, type), cameraId: camera.id, type, ...values })
-            .onConflictDoUpdate({ target: [streams.cameraId, streams.type], set: values });
+            .onConflictDoUpdate({ target: [streams.cameraId, streams.type], set: values })
+            .returning({ uid: streams.uid });
+          upserted.push(row!.uid);
         }
+        return upserted;
       }).catch(async (error: unknown) => {
         // Another camera's stream was given this camera's default uid as its custom uid: nothing is changed.
         if (isUniqueViolation(error) && constraintName(error) === 'streams_uid_unique') {
@@ -240,6 +244,7 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
         throw error;
       });
       ctx.logger.info('device address applied', { camera_id: camera.id, ip });
+      listener?.changed(uids);
     },
 
     listForCamera(cameraId: number) {

@@ -2,3 +2,4 @@ export * from './database';
 export * from './hikvision-intercom';
 export * from './test-clip';
 export * from './rtsp-camera';
+export * from './network';

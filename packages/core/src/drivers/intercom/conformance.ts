@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { closedPort } from '../../testing/network';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { VssError } from '../../errors';
 import type { IntercomDriver, IntercomTarget } from './types';
@@ -26,14 +26,6 @@ async function rejectionOf(promise: Promise<unknown>): Promise<VssError> {
   return error as VssError;
 }
 
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  if (address === null || typeof address === 'string') throw new Error('Expected a TCP address.');
-  return address.port;
-}
 
 /**
  * The behaviour every IntercomDriver must show against its vendor's fake device. `setup` runs before
