@@ -21,6 +21,7 @@ import {
 } from 'h3';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
+import { DOCS_HEADERS, renderDocsPage } from './docs-page';
 import { readJsonBody, readRawBody } from './http/body';
 import { extractToken, isConsoleRequest } from './http/client';
 import { sendError } from './http/errors';
@@ -230,6 +231,8 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
   });
   const openApiDocument = buildOpenApiDocument({ version });
   mount('openApi', () => ok(openApiDocument));
+  const docsPage = renderDocsPage(openApiDocument);
+  mount('docs', () => ({ status: 200, type: 'text/html; charset=utf-8', body: docsPage }), { headers: () => DOCS_HEADERS });
 
   // Any other method on a known path: 405 naming the methods that path has.
   for (const [path, methods] of allowedMethods) {

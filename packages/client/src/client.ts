@@ -2,6 +2,7 @@ import { createAnalyticCases } from './namespaces/analytics';
 import { createAuth } from './namespaces/auth';
 import { createCameras } from './namespaces/cameras';
 import { createIntercoms } from './namespaces/intercoms';
+import { createMedia } from './namespaces/media';
 import { createStreams } from './namespaces/streams';
 import { createSystem } from './namespaces/system';
 import { createFolders, createTreeElements } from './namespaces/tree';
@@ -38,6 +39,7 @@ export function createClient(options: ClientOptions) {
     folders: createFolders(transport),
     analyticCases: createAnalyticCases(transport),
     intercoms: createIntercoms(transport),
+    media: createMedia(transport),
     system: createSystem(transport),
     rpc,
   };

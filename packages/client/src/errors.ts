@@ -141,6 +141,44 @@ export class ResponseValidationError extends VssClientError {
   }
 }
 
+interface ContractContext {
+  status: number;
+  body: unknown;
+  operation: string;
+  /** What broke the contract, for the message: "The createCameraV2 response (HTTP 201)". */
+  what: string;
+}
+
+/** A ResponseValidationError of one issue, for what a schema cannot say (an id, a media type). */
+export function contractViolation(context: ContractContext, problem: string, input: unknown = context.body): ResponseValidationError {
+  const message = `${context.what} ${problem}`;
+  return new ResponseValidationError({
+    message,
+    status: context.status,
+    body: context.body,
+    operation: context.operation,
+    issues: [{ code: 'custom', path: [], message, input }],
+  });
+}
+
+/** `value` parsed by its contract `schema`; a ResponseValidationError naming the first issues otherwise. */
+export function parseByContract<S extends z.ZodType>(schema: S, value: unknown, context: ContractContext): z.output<S> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const { issues } = parsed.error;
+  const summary = issues
+    .slice(0, 3)
+    .map((issue) => `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`)
+    .join('; ');
+  throw new ResponseValidationError({
+    message: `${context.what} does not match the API contract: ${summary}`,
+    status: context.status,
+    body: context.body,
+    operation: context.operation,
+    issues,
+  });
+}
+
 /** Every concrete error the SDK throws; `switch (error.code)` narrows it to one class. */
 export type AnyVssClientError =
   | ValidationError

@@ -1,5 +1,5 @@
 import type { JsonRpcRequest, JsonRpcResponse } from '@vss/schema';
-import { isRecord, JsonRpcError, ResponseValidationError } from './errors';
+import { contractViolation, isRecord, JsonRpcError, type ResponseValidationError } from './errors';
 import type { Transport } from './transport';
 
 /** By-position or by-name parameters, or the plain string some methods (Stream.Restart) accept. */
@@ -28,14 +28,8 @@ function rpcError(response: JsonRpcResponse & { error: unknown }, status: number
   });
 }
 
-function protocolError(message: string, status: number, body: unknown): ResponseValidationError {
-  return new ResponseValidationError({
-    message,
-    status,
-    body,
-    operation: 'jsonRpc',
-    issues: [{ code: 'custom', path: [], message, input: body }],
-  });
+function protocolError(problem: string, status: number, body: unknown): ResponseValidationError {
+  return contractViolation({ status, body, operation: 'jsonRpc', what: 'The JSON-RPC answer' }, problem);
 }
 
 /** A single response without its `error` member is a success; anything else is the error object. */
@@ -64,11 +58,11 @@ export function createRpc(transport: Transport) {
     async call<T = unknown>(method: string, params?: JsonRpcParams): Promise<T> {
       const id = nextId++;
       const { status, data } = await send(envelope(method, params, id));
-      if (!isRecord(data)) throw protocolError('Expected one JSON-RPC response object.', status, data);
+      if (!isRecord(data)) throw protocolError('is not one JSON-RPC response object.', status, data);
       const response = data as JsonRpcResponse;
       // An error about the envelope itself may come back with id null; only a success must echo ours.
       if (!('error' in response) && response.id !== id) {
-        throw protocolError(`The JSON-RPC response has id ${String(response.id)}, not ${id}.`, status, data);
+        throw protocolError(`has id ${String(response.id)}, not ${id}.`, status, data);
       }
       const result = outcome(response, status);
       if (!result.ok) throw result.error;
@@ -96,13 +90,13 @@ export function createRpc(transport: Transport) {
       const { status, data } = await send(calls.map(({ method, params }, index) => envelope(method, params, ids[index])));
       if (isRecord(data)) {
         const refused = outcome(data as JsonRpcResponse, status);
-        throw refused.ok ? protocolError('Expected an array of JSON-RPC responses.', status, data) : refused.error;
+        throw refused.ok ? protocolError('is not an array of JSON-RPC responses.', status, data) : refused.error;
       }
-      if (!Array.isArray(data)) throw protocolError('Expected an array of JSON-RPC responses.', status, data);
+      if (!Array.isArray(data)) throw protocolError('is not an array of JSON-RPC responses.', status, data);
       const byId = new Map<unknown, JsonRpcResponse>((data as JsonRpcResponse[]).map((response) => [response.id, response]));
       return ids.map((id) => {
         const response = byId.get(id);
-        if (!response) throw protocolError(`The batch answer has no response for call id ${id}.`, status, data);
+        if (!response) throw protocolError(`has no response for call id ${id}.`, status, data);
         return outcome(response, status) as JsonRpcBatchResult<T>;
       });
     },

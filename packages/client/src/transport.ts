@@ -1,7 +1,7 @@
 import { operations, type Operation, type OperationName } from '@vss/schema';
 import ky, { TimeoutError } from 'ky';
 import type { z } from 'zod';
-import { ConnectionError, errorFromResponse, ResponseValidationError } from './errors';
+import { ConnectionError, contractViolation, errorFromResponse, parseByContract } from './errors';
 
 type Operations = typeof operations;
 type SuccessStatus = 200 | 201 | 204;
@@ -10,9 +10,24 @@ type SuccessSchema<N extends OperationName> = Operations[N]['responses'][Extract
   SuccessStatus
 >];
 
-/** What a successful call of operation N returns, from the operation table's response schema. */
+/** Media types handed back as bytes; any other type that is not JSON (playlists, pages, scripts) is text. */
+type BinaryMediaType = `${'image' | 'video' | 'audio'}/${string}` | 'application/octet-stream';
+const BINARY_MEDIA_TYPE = /^(?:(?:image|video|audio)\/|application\/octet-stream$)/;
+
+type ProducesOf<N extends OperationName> = Operations[N] extends { produces: infer P extends string } ? P : undefined;
+
+/**
+ * What a successful call of operation N returns: for JSON, the output of the operation table's
+ * response schema; for the media types in `produces`, bytes or text.
+ */
 export type ResponseOf<N extends OperationName> =
-  SuccessSchema<N> extends z.ZodType ? z.output<SuccessSchema<N>> : undefined;
+  ProducesOf<N> extends BinaryMediaType
+    ? Uint8Array
+    : ProducesOf<N> extends string
+      ? string
+      : SuccessSchema<N> extends z.ZodType
+        ? z.output<SuccessSchema<N>>
+        : undefined;
 
 /** What operation N accepts as its body (the schema's input side: defaults may be left out). */
 export type RequestBodyOf<N extends OperationName> = Operations[N] extends { body: infer B extends z.ZodType }
@@ -23,11 +38,15 @@ type PathParamsOf<N extends OperationName> = Operations[N] extends { pathParams:
   ? { [K in keyof P]: P[K] extends 'integer' ? number : string }
   : never;
 
-export type CallInput<N extends OperationName> = ([PathParamsOf<N>] extends [never]
+/** Where operation N is: its path parameters, if it has any, and a query. */
+export type UrlInput<N extends OperationName> = ([PathParamsOf<N>] extends [never]
   ? { params?: undefined }
   : { params: PathParamsOf<N> }) & {
-  body?: RequestBodyOf<N>;
   query?: Record<string, string | number | undefined>;
+};
+
+export type CallInput<N extends OperationName> = UrlInput<N> & {
+  body?: RequestBodyOf<N>;
   /**
    * Non-2xx statuses whose JSON body is an answer for the caller to read rather than an error to
    * throw: JSON-RPC carries its error objects on 400 and 500.
@@ -63,6 +82,8 @@ export const DEFAULT_RETRY = { limit: 2, backoffMs: 300 } as const;
 export interface Transport {
   /** Calls one operation of the table and returns its validated answer with status and headers. */
   call<N extends OperationName>(name: N, input: CallInput<N>): Promise<Reply<ResponseOf<N>>>;
+  /** The absolute URL of an operation, as `call` would request it. */
+  url<N extends OperationName>(name: N, input: UrlInput<N>): string;
   readonly validateResponses: boolean;
 }
 
@@ -74,13 +95,27 @@ function expandPath(operation: Operation, params: Record<string, string | number
   });
 }
 
+const essenceOf = (contentType: string | null) => contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+
 function isJsonContentType(contentType: string | null): boolean {
-  const essence = contentType?.split(';', 1)[0]?.trim().toLowerCase() ?? '';
+  const essence = essenceOf(contentType);
   return essence === 'application/json' || essence.endsWith('+json');
 }
 
-async function readBody(response: Response): Promise<unknown> {
+type BodyKind = 'json' | 'text' | 'binary';
+
+const bodyKindOf = (operation: Operation): BodyKind =>
+  !operation.produces || isJsonContentType(operation.produces)
+    ? 'json'
+    : BINARY_MEDIA_TYPE.test(operation.produces)
+      ? 'binary'
+      : 'text';
+
+/** A success is read as the operation produces it; an error body is JSON when it says so, else text. */
+async function readBody(response: Response, kind: BodyKind): Promise<unknown> {
+  if (response.ok && kind === 'binary') return new Uint8Array(await response.arrayBuffer());
   const text = await response.text();
+  if (response.ok && kind === 'text') return text;
   if (text === '') return undefined;
   if (!isJsonContentType(response.headers.get('content-type'))) return text;
   try {
@@ -124,26 +159,37 @@ export function createTransport(options: TransportOptions): Transport {
     ...(options.fetch ? { fetch: options.fetch } : {}),
   });
 
+  function url<N extends OperationName>(name: N, input: UrlInput<N>): string {
+    const operation: Operation = operations[name];
+    const path = expandPath(operation, input.params as Record<string, string | number> | undefined);
+    const search = new URLSearchParams(definedEntries(input.query ?? {})).toString();
+    return `${base}${path}${search ? `?${search}` : ''}`;
+  }
+
   async function call<N extends OperationName>(name: N, input: CallInput<N>): Promise<Reply<ResponseOf<N>>> {
     const operation: Operation = operations[name];
-    const url = base + expandPath(operation, input.params as Record<string, string | number> | undefined);
+    const kind = bodyKindOf(operation);
     const headers: Record<string, string> = {
-      accept: 'application/json',
+      // Errors come as JSON whatever the operation produces.
+      accept: kind === 'json' ? 'application/json' : `${operation.produces}, application/json;q=0.9`,
       // The specification asks for it on every request; without it the server may answer errors as HTML.
       'content-type': 'application/json',
     };
-    if (operation.auth === 'api-token' && options.token) headers.authorization = `Bearer ${options.token}`;
+    // A media call that brings its own token in the query must be judged by that token, and the
+    // server would look at the Authorization header first.
+    const ownToken = operation.auth === 'access-token' && input.query?.token !== undefined;
+    const sendsApiToken = operation.auth === 'api-token' || (operation.auth === 'access-token' && !ownToken);
+    if (sendsApiToken && options.token) headers.authorization = `Bearer ${options.token}`;
 
     let response: Response;
     let body: unknown;
     try {
-      response = await http(url, {
+      response = await http(url(name, input), {
         method: operation.method,
         headers,
         ...(input.body !== undefined ? { json: input.body } : {}),
-        ...(input.query ? { searchParams: definedEntries(input.query) } : {}),
       });
-      body = await readBody(response);
+      body = await readBody(response, kind);
     } catch (error) {
       throw connectionError(error, name);
     }
@@ -151,26 +197,21 @@ export function createTransport(options: TransportOptions): Transport {
     const { status } = response;
     const answered = response.ok || (input.answers?.includes(status) === true && typeof body === 'object' && body !== null);
     if (!answered) throw errorFromResponse({ status, headers: response.headers, body, operation: name });
+    const reply = (data: unknown) => ({ status, headers: response.headers, data: data as ResponseOf<N> });
+    if (!validateResponses) return reply(body);
+    const context = { status, body, operation: name, what: `The ${name} response (HTTP ${status})` };
 
-    const schema = (operation.responses as Record<number, z.ZodType | null | undefined>)[status];
-    if (!validateResponses || !schema) return { status, headers: response.headers, data: body as ResponseOf<N> };
-    const parsed = schema.safeParse(body);
-    if (!parsed.success) {
-      throw new ResponseValidationError({
-        message: `The ${name} response (HTTP ${status}) does not match the API contract: ${parsed.error.issues
-          .slice(0, 3)
-          .map((issue) => `${issue.path.map(String).join('.') || 'body'}: ${issue.message}`)
-          .join('; ')}`,
-        status,
-        body,
-        operation: name,
-        issues: parsed.error.issues,
-      });
+    if (kind !== 'json') {
+      // The table's schema of a media body only says "a body"; what can be checked is its type.
+      const type = essenceOf(response.headers.get('content-type'));
+      if (type === essenceOf(operation.produces ?? null)) return reply(body);
+      throw contractViolation(context, `is ${type || 'untyped'}, not ${operation.produces}.`, type);
     }
-    return { status, headers: response.headers, data: parsed.data as ResponseOf<N> };
+    const schema = (operation.responses as Record<number, z.ZodType | null | undefined>)[status];
+    return reply(schema ? parseByContract(schema, body, context) : body);
   }
 
-  return { call, validateResponses };
+  return { call, url, validateResponses };
 }
 
 function definedEntries(query: Record<string, string | number | undefined>): Record<string, string> {

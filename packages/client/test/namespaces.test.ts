@@ -1,8 +1,19 @@
 import { startFakeHikvisionIntercom } from '@vss/core/testing';
 import { operations } from '@vss/schema';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createClient, type VssClient } from '../src';
-import { isoDate, startTestServer, uniqueMac, type TestServer } from './support';
+import { createClient, ForbiddenError, JsonRpcError, NotFoundError, type ArchiveWindow, type VssClient } from '../src';
+import {
+  eventually,
+  isoDate,
+  recordEvents,
+  rejection,
+  startRtspCameraServer,
+  startTestServer,
+  streamStatus,
+  uniqueMac,
+  type RtspCameraServer,
+  type TestServer,
+} from './support';
 
 /** Every request the SDK sends in this file, as `METHOD pathname`, to check the table is covered. */
 const sent: string[] = [];
@@ -213,6 +224,11 @@ describe('@vss/client namespaces against the real server', () => {
     const document = await client.system.openApi();
     expect(document.openapi).toBe('3.1.0');
     expect(Object.keys(document.paths as object)).toContain('/api/v2/billing/cameras');
+
+    // The HTML rendering of that document is for people, so the SDK has no call for it.
+    const page = await recordingFetch(`${server.url}${operations.docs.path}`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('/api/v2/billing/cameras');
   });
 
   it('rpc: call, notify and batch, with ids counting up', async () => {
@@ -245,6 +261,130 @@ describe('@vss/client namespaces against the real server', () => {
     expect(unknownMethod).toMatchObject({ ok: false, error: { code: 'jsonrpc_error', rpcCode: -32601 } });
     expect(unknownUid).toMatchObject({ ok: false, error: { rpcCode: -32602, data: { unknown_uids: ['no-such-stream'] } } });
     expect(await client.rpc.batch([])).toEqual([]);
+  });
+
+  describe('media, on a server that records a fake camera', () => {
+    let camera: RtspCameraServer;
+    let recording: TestServer;
+    let vss: VssClient;
+    let uid: string;
+    /** A stretch the archive holds. */
+    let window: ArchiveWindow;
+
+    /** GET through the recording fetch, as a player or browser would follow a URL the SDK built. */
+    async function follow(url: string, type: string) {
+      const response = await recordingFetch(url);
+      expect(response.status, url).toBe(200);
+      expect(response.headers.get('content-type'), url).toMatch(new RegExp(`^${type}`));
+      return response;
+    }
+
+    beforeAll(async () => {
+      camera = await startRtspCameraServer();
+      recording = await startTestServer('pglite', { media: { segmentSeconds: 2 } });
+      vss = createClient({ baseUrl: recording.url, token: recording.token, fetch: recordingFetch });
+      const group = await vss.treeElements.create({ name: 'Media' });
+      const { id } = await vss.cameras.create({
+        name: 'Porch',
+        mac: uniqueMac(),
+        group_id: group.id,
+        streams: [{ type: 'high', is_archive_enabled: true, archive_storage_days: 1 }],
+      });
+      uid = (await vss.streams.create(id, { type: 'high', url: camera.url('porch') })).uid;
+      const events = recordEvents(recording, uid);
+      try {
+        await streamStatus(recording, uid, 'active');
+        await eventually(async () => events.segments.length >= 2, { what: 'two recorded segments' });
+      } finally {
+        events.stop();
+      }
+      const last = (await vss.streams.archiveRanges(uid)).at(-1)!;
+      window = { from: last.from, duration: Math.max(1, last.to - last.from - 1) };
+    }, 90_000);
+    afterAll(async () => {
+      await recording?.stop();
+      await camera?.close();
+    });
+
+    it('streams.archiveRanges: the recorded stretches in Unix seconds; 404 for an unknown stream', async () => {
+      const ranges = await vss.streams.archiveRanges(uid);
+      expect(ranges.length).toBeGreaterThanOrEqual(1);
+      const last = ranges.at(-1)!;
+      expect(last.to).toBeGreaterThan(last.from);
+      expect(Math.abs(last.to - Date.now() / 1000)).toBeLessThan(120);
+      expect(await rejection(vss.streams.archiveRanges('no-such-stream'))).toBeInstanceOf(NotFoundError);
+    });
+
+    it('streams.getMediaUrls: the server-made URLs are the ones media.urls builds for the same token', async () => {
+      const result = await vss.streams.getMediaUrls({ uids: [uid], user: 'viewer-7', ttl: 600 });
+      expect(Object.keys(result)).toEqual([uid]);
+      const served = result[uid]!;
+      const token = new URL(served.live).searchParams.get('token')!;
+      expect(token.length).toBeGreaterThan(16);
+
+      const built = vss.media.urls(uid, token);
+      expect(built.live).toBe(served.live);
+      expect(built.preview).toBe(served.preview);
+      expect(built.player()).toBe(served.player);
+      const fill = (template: string) =>
+        template.replace('{from}', String(window.from)).replace('{duration}', String(window.duration));
+      expect(built.archive(window)).toBe(fill(served.archive));
+      expect(built.export(window)).toBe(fill(served.export));
+
+      const unknown = await rejection(vss.streams.getMediaUrls({ uids: [uid, 'no-such-stream'] }));
+      expect(unknown).toBeInstanceOf(JsonRpcError);
+      expect(unknown).toMatchObject({ rpcCode: -32602, data: { unknown_uids: ['no-such-stream'] } });
+    });
+
+    it('media: playlist, segment, preview, archive, export and player through the URLs it builds', async () => {
+      const token = await vss.auth.issueAccessToken({ uid, user: 'viewer-8', duration: 600 });
+      const links = vss.media.urls(uid, token);
+
+      const playlist = await vss.media.livePlaylist(uid, { token });
+      expect(playlist).toMatch(/^#EXTM3U\n/);
+      const segment = playlist.split('\n').find((line) => line.startsWith('segments/'))!;
+      expect(segment).toContain(`token=${token}`);
+      const ts = new Uint8Array(await (await follow(new URL(segment, links.live).href, 'video/mp2t')).arrayBuffer());
+      expect(ts[0]).toBe(0x47); // MPEG-TS sync byte
+
+      const jpeg = await vss.media.preview(uid, { token });
+      expect(jpeg).toBeInstanceOf(Uint8Array);
+      expect([...jpeg.subarray(0, 3)]).toEqual([0xff, 0xd8, 0xff]);
+      // Without a token of its own the call carries the client's API token, which opens every stream.
+      expect((await vss.media.preview(uid)).length).toBeGreaterThan(100);
+
+      expect(await (await follow(links.archive(window), 'application/vnd.apple.mpegurl')).text()).toContain('#EXT-X-ENDLIST');
+      const mp4 = new Uint8Array(await (await follow(links.export(window), 'video/mp4')).arrayBuffer());
+      expect(new TextDecoder().decode(mp4.subarray(4, 8))).toBe('ftyp');
+
+      const page = await (await follow(links.player(window), 'text/html')).text();
+      expect(page).toContain('archive.m3u8?from=');
+      const script = /<script src="([^"]+)"/.exec(page)![1]!;
+      await follow(new URL(script, links.player()).href, 'text/javascript');
+    });
+
+    it('media: a token that does not open the stream is a ForbiddenError, even on a client with an API token', async () => {
+      for (const call of [vss.media.livePlaylist(uid, { token: 'not-a-token' }), vss.media.preview(uid, { token: 'not-a-token' })]) {
+        const error = await rejection(call);
+        expect(error).toBeInstanceOf(ForbiddenError);
+        expect(error).toMatchObject({ code: 'forbidden', status: 403 });
+      }
+    });
+
+    it('media: a body of another type than the operation produces breaks the contract', async () => {
+      const relabel: typeof fetch = async (input, init) => {
+        const response = await fetch(input, init);
+        return new Response(await response.arrayBuffer(), { status: response.status, headers: { 'content-type': 'text/plain' } });
+      };
+      const strict = createClient({ baseUrl: recording.url, token: recording.token, fetch: relabel });
+      expect(await rejection(strict.media.preview(uid))).toMatchObject({
+        code: 'response_validation_failed',
+        operation: 'mediaPreview',
+        message: expect.stringContaining('text/plain, not image/jpeg'),
+      });
+      const lenient = createClient({ baseUrl: recording.url, token: recording.token, fetch: relabel, validateResponses: false });
+      expect((await lenient.media.preview(uid))[0]).toBe(0xff);
+    });
   });
 
   it('covered every operation of the server', () => {

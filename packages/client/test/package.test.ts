@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importedModules } from './support';
 
 const packageDir = fileURLToPath(new URL('..', import.meta.url));
 const manifest = JSON.parse(readFileSync(join(packageDir, 'package.json'), 'utf8')) as {
@@ -19,12 +20,6 @@ function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory() ? sourceFiles(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
   );
-}
-
-/** Bare module names a built file imports or requires. */
-function importedModules(code: string): Set<string> {
-  const names = [...code.matchAll(/(?:from\s*|require\(\s*|import\(\s*)["']([^"'./][^"']*)["']/g)].map((match) => match[1]!);
-  return new Set(names);
 }
 
 describe('the published package', () => {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
+export { eventually, recordEvents, streamStatus } from '../../../apps/server/test/support/media';
 export { createCamera, startTestServer, type TestServer } from '../../../apps/server/test/support/server';
 
 /** What a promise rejected with; fails the test when it resolves instead. */
@@ -37,4 +38,13 @@ export async function startPlainServer(listener: RequestListener) {
   };
 }
 
-export { closedPort } from '@vss/core/testing';
+export { closedPort, startRtspCameraServer, type RtspCameraServer } from '@vss/core/testing';
+
+/**
+ * Bare module names a built file imports or requires. A specifier starts with a word character or
+ * `@`, so that code such as `["from", "duration"]` is not read as an import.
+ */
+export function importedModules(code: string): Set<string> {
+  const names = [...code.matchAll(/(?:\bfrom\s*|\brequire\(\s*|\bimport\(\s*)["']([@\w][\w@/.:-]*)["']/g)].map((match) => match[1]!);
+  return new Set(names);
+}

@@ -22,7 +22,9 @@ function describe(operationId: string, operation: Operation) {
       name, in: 'path', required: true, schema: parameterSchema(kind),
     })),
     ...Object.entries(operation.query?.shape ?? {}).map(([name, schema]) => ({
-      name, in: 'query', required: false, schema: jsonSchema(schema as z.ZodType, 'input'),
+      // A parameter is required when leaving it out fails its contract.
+      name, in: 'query', required: !(schema as z.ZodType).safeParse(undefined).success,
+      schema: jsonSchema(schema as z.ZodType, 'input'),
     })),
   ];
   const responses = Object.fromEntries(

@@ -243,6 +243,11 @@ export const operations = {
     summary: 'This OpenAPI 3.1 document.',
     responses: { 200: z.record(z.string(), z.unknown()) },
   },
+  docs: {
+    method: 'get', path: '/api/docs', tag: 'system', auth: 'none',
+    summary: 'This API reference as a self-contained HTML page.', produces: 'text/html',
+    responses: { 200: z.string() },
+  },
 } as const satisfies Record<string, Operation>;
 
 export type OperationName = keyof typeof operations;
