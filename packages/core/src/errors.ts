@@ -32,6 +32,7 @@ export function notFound(what: string): VssError {
 }
 
 /** A NUL or a lone UTF-16 surrogate: PostgreSQL text and jsonb cannot hold either. */
+// eslint-disable-next-line no-control-regex -- matching U+0000 is the point.
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /**
