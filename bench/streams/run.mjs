@@ -121,13 +121,21 @@ function track(child) {
 
 function killEverything(signal = 'SIGKILL') {
   for (const child of children) {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    if (child.exitCode !== null || child.signalCode !== null) continue;
+    // The server's ffmpeg processes would outlive a killed server for a while: take them too.
+    for (const pid of childPids(child.pid)) {
+      const s = readStat(pid);
+      if (s) grandchildren.set(pid, s.starttime);
+    }
+    child.kill(signal);
   }
   for (const [pid, starttime] of grandchildren) {
     if (readStat(pid)?.starttime === starttime) {
       try {
         process.kill(pid, signal);
-      } catch {}
+      } catch {
+        // already gone
+      }
     }
   }
 }
@@ -247,7 +255,9 @@ function threadTicks(pid) {
       const name = Number(task) === pid ? 'main thread' : comm === 'node' ? 'worker threads' : comm;
       byName.set(name, (byName.get(name) ?? 0) + s.ticks);
     }
-  } catch {}
+  } catch {
+    // the process ended while being read
+  }
   return byName;
 }
 
@@ -357,7 +367,9 @@ async function startCamera(clip) {
       const message = JSON.parse(line);
       if (waiting) waiting(message);
       else replies.push(message);
-    } catch {}
+    } catch {
+      // not a JSON line
+    }
   });
   const next = () =>
     replies.length > 0 ? Promise.resolve(replies.shift()) : new Promise((r) => (waiting = (m) => ((waiting = undefined), r(m))));
@@ -386,14 +398,15 @@ async function startCamera(clip) {
 // Measuring window
 
 /** Measures `pids()` (re-read at both ends) and extra fixed pids over the window. */
-async function measureWindow({ groups, countSegments }) {
+async function measureWindow({ groups, observe }) {
   const scan = () => Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, snapshot(pids())]));
   const before = scan();
   const memoryAt = (snap) =>
     Object.fromEntries(Object.entries(snap).map(([name, procs]) => [name, [...procs.keys()].reduce((sum, pid) => sum + privateBytes(pid), 0)]));
   const memoryBefore = memoryAt(before);
   const machine0 = machineTicks();
-  const segments0 = await countSegments();
+  const segments0 = await observe();
+  const wall0 = Date.now();
   const t0 = performance.now();
   // CLOCK_MONOTONIC in µs: the clock of V8's CPU profiles too, so samples can be cut to the window.
   const monotonic0 = Number(process.hrtime.bigint() / 1000n);
@@ -402,28 +415,31 @@ async function measureWindow({ groups, countSegments }) {
   const monotonic1 = Number(process.hrtime.bigint() / 1000n);
   const machine1 = machineTicks();
   const elapsed = (performance.now() - t0) / 1000;
-  const segments1 = await countSegments();
+  const wall1 = Date.now();
+  const segments1 = await observe();
   const cpu = Object.fromEntries(Object.keys(groups).map((name) => [name, cpuBetween(before[name], after[name])]));
   const memory = memoryAt(after);
   const busyCores = (machine1.busy - machine0.busy) / ((machine1.total - machine0.total) / cpus().length);
-  return { elapsed, cpu, memory, memoryBefore, before, after, segments0, segments1, busyCores, monotonic0, monotonic1 };
+  return { elapsed, cpu, memory, memoryBefore, before, after, segments0, segments1, busyCores, monotonic0, monotonic1, wall0, wall1 };
 }
 
-/** Per stream: segments completed in the window, and how many short of one per segment period. */
-function segmentFigures(counts0, counts1) {
+/** Segments per stream in the window against one per segment period; a stream's shortfall is lost. */
+function segmentFigures(counts) {
   const expectedEach = Math.floor(S / SEGMENT_SECONDS);
   let written = 0;
   let lost = 0;
   let streamsShort = 0;
+  const short = [];
   for (let i = 0; i < N; i++) {
-    const n = Math.max(0, (counts1[i] ?? 0) - (counts0[i] ?? 0));
+    const n = counts[i] ?? 0;
     written += n;
     if (n < expectedEach) {
       lost += expectedEach - n;
       streamsShort++;
+      if (short.length < 10) short.push(`cam${i}: ${n}`);
     }
   }
-  return { written, expected: expectedEach * N, lost, streamsShort };
+  return { written, expected: expectedEach * N, lost, streamsShort, short };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -464,7 +480,9 @@ async function runVss(camera, ffmpeg) {
     try {
       const entry = JSON.parse(line);
       if (entry.msg === 'vss listening') listening = entry.url;
-    } catch {}
+    } catch {
+      // not a JSON log line
+    }
   });
   const errTail = tail(server.stderr, 12);
   const failure = (what) => new StartFailure(`${what}\n  server stdout: ${logTail.join('\n    ')}\n  server stderr: ${errTail.join('\n    ')}`);
@@ -496,19 +514,24 @@ async function runVss(camera, ffmpeg) {
 
     token = await api('/api/auth/token/api/', { client: 'bench-streams', duration: 0 }, 200);
     const group = await api('/api/admin/v1/tree-elements', { name: 'Bench' });
-    const uids = [];
+    const uids = new Array(N);
     const setupStart = performance.now();
-    for (let i = 0; i < N; i++) {
-      const mac = `02:be:00:00:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
-      const cam = await api('/api/v2/billing/cameras', {
-        name: `Bench ${i}`,
-        mac,
-        group_id: group.id,
-        streams: [{ type: 'high', is_archive_enabled: true, archive_storage_days: 1 }],
-      });
-      const stream = await api(`/api/admin/v1/cameras/${cam.id}/streams`, { type: 'high', url: camera.url(i) });
-      uids.push(stream.uid);
-    }
+    let nextCamera = 0;
+    const createCameras = async () => {
+      for (let i = nextCamera++; i < N; i = nextCamera++) {
+        const mac = `02:be:00:00:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`;
+        const cam = await api('/api/v2/billing/cameras', {
+          name: `Bench ${i}`,
+          mac,
+          group_id: group.id,
+          streams: [{ type: 'high', is_archive_enabled: true, archive_storage_days: 1 }],
+        });
+        const stream = await api(`/api/admin/v1/cameras/${cam.id}/streams`, { type: 'high', url: camera.url(i) });
+        uids[i] = stream.uid;
+      }
+    };
+    // A few requests at a time: setup is not what is measured, and 400 cameras one by one take a while.
+    await Promise.all(Array.from({ length: Math.min(8, N) }, createCameras));
     console.log(`vss: ${N} cameras created in ${((performance.now() - setupStart) / 1000).toFixed(1)} s; waiting for every stream to be active …`);
 
     const pending = new Set(uids);
@@ -538,14 +561,32 @@ async function runVss(camera, ffmpeg) {
       return pids;
     };
     const mediaDir = join(dataDir, 'media');
-    const countSegments = async () =>
-      Promise.all(uids.map(async (uid) => (await readdir(join(mediaDir, uid)).catch(() => [])).filter((n) => n.endsWith('.ts')).length));
+    // A segment is named after its wall-clock start (ms) once it is synced and indexed.
+    const segmentStarts = async () =>
+      Promise.all(
+        uids.map(async (uid) =>
+          (await readdir(join(mediaDir, uid)).catch(() => [])).filter((n) => /^\d+\.ts$/.test(n)).map((n) => Number.parseInt(n, 10)),
+        ),
+      );
     const threads0 = threadTicks(server.pid);
     const window = await measureWindow({
       groups: { server: () => [server.pid], ffmpeg: ffmpegPids, camera: () => [camera.pid] },
-      countSegments,
+      observe: segmentStarts,
     });
     const threads1 = threadTicks(server.pid);
+    // How far behind the index was at the window's end: time since the newest indexed segment ended.
+    const lags = window.segments1
+      .map((starts) => (window.wall1 - (Math.max(-Infinity, ...starts) + SEGMENT_SECONDS * 1000)) / 1000)
+      .sort((a, b) => a - b);
+    // Segments are counted by their start, once every segment begun in the window is indexed (a
+    // busy server indexes late; late is not lost): wait until each stream has one begun after it.
+    const settleStart = performance.now();
+    let starts = await segmentStarts();
+    while (performance.now() - settleStart < 20_000 && starts.some((list) => !list.some((start) => start >= window.wall1))) {
+      await sleep(500);
+      starts = await segmentStarts();
+    }
+    const counts = starts.map((list) => list.filter((start) => start >= window.wall0 && start < window.wall1).length);
 
     // After the window: what the server itself says about its streams.
     let notActive = 0;
@@ -559,7 +600,9 @@ async function runVss(camera, ffmpeg) {
       for (const pid of window.after.ffmpeg.keys()) {
         try {
           return (readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0]) || undefined;
-        } catch {}
+        } catch {
+          // that ffmpeg has ended
+        }
       }
       return undefined;
     })();
@@ -567,7 +610,8 @@ async function runVss(camera, ffmpeg) {
     const threads = [...threads1].map(([name, ticks]) => [name, (ticks - (threads0.get(name) ?? 0)) / CLK_TCK]).sort((a, b) => b[1] - a[1]);
     return {
       ...window,
-      segments: segmentFigures(window.segments0, window.segments1),
+      segments: segmentFigures(counts),
+      indexLag: { median: lags[Math.floor(lags.length / 2)], max: lags[lags.length - 1] },
       ffmpegProcesses: window.after.ffmpeg.size,
       notActive,
       reconnections,
@@ -584,7 +628,9 @@ async function runVss(camera, ffmpeg) {
       if (readStat(pid)?.starttime === starttime) {
         try {
           process.kill(pid, 'SIGKILL');
-        } catch {}
+        } catch {
+          // already gone
+        }
       }
     }
     grandchildren.clear();
@@ -597,13 +643,13 @@ async function runVss(camera, ffmpeg) {
 
 /** Index of the last complete segment in an HLS playlist (media sequence + entries − 1), or -1. */
 async function lastSequence(playlist) {
-  for (let attempt = 0; attempt < 3; attempt++) {
+  // The playlist is rewritten after every segment: a read can catch it missing or half written.
+  for (let attempt = 0; attempt < 20; attempt++) {
     const text = await readFile(playlist, 'utf8').catch(() => '');
-    if (!text) return -1;
     const sequence = /#EXT-X-MEDIA-SEQUENCE:(\d+)/.exec(text);
     const entries = text.match(/^#EXTINF:/gm)?.length ?? 0;
-    if (sequence) return Number(sequence[1]) + entries - 1;
-    await sleep(20);
+    if (sequence && entries > 0 && /(\.ts|#EXT-X-ENDLIST)\s*$/.test(text)) return Number(sequence[1]) + entries - 1;
+    await sleep(25);
   }
   return -1;
 }
@@ -645,10 +691,12 @@ async function runPlain(camera, ffmpeg) {
     const pids = processes.map((p) => p.child.pid);
     const window = await measureWindow({
       groups: { ffmpeg: () => pids, camera: () => [camera.pid] },
-      countSegments: () => Promise.all(processes.map((p) => lastSequence(p.playlist))),
+      observe: () => Promise.all(processes.map((p) => lastSequence(p.playlist))),
     });
     const exitedEarly = processes.filter((p) => p.child.exitCode !== null || p.child.signalCode !== null).length;
-    return { ...window, segments: segmentFigures(window.segments0, window.segments1), ffmpegProcesses: window.after.ffmpeg.size, exitedEarly };
+    // Segments completed in the window, from the media sequence of the last one listed.
+    const counts = window.segments1.map((last, i) => Math.max(0, last - window.segments0[i]));
+    return { ...window, segments: segmentFigures(counts), ffmpegProcesses: window.after.ffmpeg.size, exitedEarly };
   } finally {
     await Promise.all(processes.map((p) => stopChild(p.child, 5_000)));
   }
@@ -749,7 +797,11 @@ function report({ info, vss, plain, profile }) {
     lines.push(`  = ${f2(pct(vss.cpu.server.seconds, vss.elapsed) / N)} % and ${f2(vss.memory.server / MiB / N)} MiB per stream; private memory at the window's start ${f1(vss.memoryBefore.server / MiB)} MiB`);
     lines.push(`  by thread: ${vss.threads.filter(([, s]) => s > 0).map(([name, s]) => `${name} ${f1(pct(s, vss.elapsed))} %`).join(', ')}`);
     lines.push(`  streams not active after the window: ${vss.notActive}; reconnections: ${vss.reconnections}`);
+    lines.push(`  indexing lag at the window's end (since the newest indexed segment ended): median ${f1(vss.indexLag.median)} s, max ${f1(vss.indexLag.max)} s`);
     if (!vss.sameFfmpeg) lines.push(`  NOTE: the server ran ${vss.serverFfmpegPath}, the plain phase ${info.ffmpegPath}`);
+  }
+  for (const [name, x] of [['VSS', vss], ['plain', plain]]) {
+    if (x?.segments.short.length) lines.push(`${name} streams short of ${Math.floor(S / SEGMENT_SECONDS)} segments: ${x.segments.short.join(', ')}${x.segments.streamsShort > x.segments.short.length ? ' …' : ''}`);
   }
   if (plain?.exitedEarly) lines.push(`plain ffmpeg processes that exited during the run: ${plain.exitedEarly}`);
   if (profile) {
@@ -766,7 +818,7 @@ function report({ info, vss, plain, profile }) {
     console.log(
       JSON.stringify({
         date: new Date().toISOString(), streams: N, seconds: S, ...info,
-        vss: vss && { ...v, serverCpuPercent: pct(vss.cpu.server.seconds, vss.elapsed), serverPrivateMiB: vss.memory.server / MiB, serverPrivateMiBAtStart: vss.memoryBefore.server / MiB, segments: vss.segments, busyCores: vss.busyCores, cameraCpuPercent: pct(vss.cpu.camera.seconds, vss.elapsed), notActive: vss.notActive, reconnections: vss.reconnections },
+        vss: vss && { ...v, serverCpuPercent: pct(vss.cpu.server.seconds, vss.elapsed), serverPrivateMiB: vss.memory.server / MiB, serverPrivateMiBAtStart: vss.memoryBefore.server / MiB, segments: vss.segments, busyCores: vss.busyCores, cameraCpuPercent: pct(vss.cpu.camera.seconds, vss.elapsed), notActive: vss.notActive, reconnections: vss.reconnections, indexLag: vss.indexLag },
         plain: plain && { ...p, segments: plain.segments, busyCores: plain.busyCores, cameraCpuPercent: pct(plain.cpu.camera.seconds, plain.elapsed) },
         ratios: v && p ? { cpu: v.cpuStream / p.cpuStream, memory: v.memStream / p.memStream } : undefined,
       }),

@@ -90,6 +90,11 @@ export function ffmpegArguments(
     // marked UTF-8 (0x15); fixed names also keep the camera's SDP session name out of the archive.
     '-metadata', 'service_provider=\x15VSS', '-metadata', 'service_name=\x15VSS',
     '-f', 'segment', '-segment_format', 'mpegts', '-segment_time', String(spec.segmentSeconds),
+    // A source's first frames often arrive without timestamps and are packed together, so the
+    // keyframe that should end the first segment can come a little before the cut time; without
+    // this slack the cut waits a whole GOP more, and a (re)started stream shows its first segment
+    // late.
+    '-segment_time_delta', String(Math.min(0.5, spec.segmentSeconds / 4)),
     // Timestamps run on across segments, so consecutive files play as one stream (HLS needs that).
     '-reset_timestamps', '0',
     // With csv and no list size, the segmenter writes "name,start,end" right after a segment's
