@@ -22,6 +22,7 @@ import {
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { DOCS_HEADERS, renderDocsPage } from './docs-page';
+import { mountEventRoutes } from './event-routes';
 import { readJsonBody, readRawBody } from './http/body';
 import { extractToken, isConsoleRequest } from './http/client';
 import { sendError } from './http/errors';
@@ -224,6 +225,7 @@ export function createApp({ vss, logger, bodyLimit, version }: AppOptions) {
   });
 
   mountMediaRoutes(mount, vss);
+  mountEventRoutes(mount, vss);
 
   mount('health', async () => {
     if (!(await vss.healthy())) throw new VssError('database_unavailable', 'The database is unreachable.');

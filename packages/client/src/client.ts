@@ -1,11 +1,13 @@
 import { createAnalyticCases } from './namespaces/analytics';
 import { createAuth } from './namespaces/auth';
 import { createCameras } from './namespaces/cameras';
+import { createEvents } from './namespaces/events';
 import { createIntercoms } from './namespaces/intercoms';
 import { createMedia } from './namespaces/media';
 import { createStreams } from './namespaces/streams';
 import { createSystem } from './namespaces/system';
 import { createFolders, createTreeElements } from './namespaces/tree';
+import { createWebhooks } from './namespaces/webhooks';
 import { createRpc } from './rpc';
 import { createTransport, type RetryOptions } from './transport';
 
@@ -31,16 +33,19 @@ export interface ClientOptions {
 export function createClient(options: ClientOptions) {
   const transport = createTransport(options);
   const rpc = createRpc(transport);
+  const events = createEvents(transport);
   return {
     auth: createAuth(transport),
     streams: createStreams(transport, rpc),
     cameras: createCameras(transport),
     treeElements: createTreeElements(transport),
     folders: createFolders(transport),
-    analyticCases: createAnalyticCases(transport),
+    analyticCases: createAnalyticCases(transport, events),
     intercoms: createIntercoms(transport),
     media: createMedia(transport),
     system: createSystem(transport),
+    events,
+    webhooks: createWebhooks(transport),
     rpc,
   };
 }

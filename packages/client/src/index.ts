@@ -16,6 +16,7 @@ export {
   type VssClientErrorCode,
 } from './errors';
 export type { CameraCreatedV1 } from './namespaces/cameras';
+export type { EventStreamOptions } from './namespaces/events';
 export type { ArchiveWindow, MediaLinks, MediaOptions } from './namespaces/media';
 export type { JsonRpcBatchResult, JsonRpcCall, JsonRpcParams } from './rpc';
 export type { RetryOptions } from './transport';

@@ -85,6 +85,15 @@ export interface Transport {
   /** The absolute URL of an operation, as `call` would request it. */
   url<N extends OperationName>(name: N, input: UrlInput<N>): string;
   readonly validateResponses: boolean;
+  /**
+   * Opens a long-lived response of an operation (an event stream) with the client's token: no
+   * timeout, no retry. A non-2xx answer is thrown as the typed error; a failed request as a
+   * ConnectionError.
+   */
+  open<N extends OperationName>(
+    name: N,
+    input: UrlInput<N> & { headers?: Record<string, string>; signal?: AbortSignal | undefined },
+  ): Promise<Response>;
 }
 
 function expandPath(operation: Operation, params: Record<string, string | number> | undefined): string {
@@ -211,7 +220,38 @@ export function createTransport(options: TransportOptions): Transport {
     return reply(schema ? parseByContract(schema, body, context) : body);
   }
 
-  return { call, url, validateResponses };
+  async function open<N extends OperationName>(
+    name: N,
+    input: UrlInput<N> & { headers?: Record<string, string>; signal?: AbortSignal | undefined },
+  ): Promise<Response> {
+    const operation: Operation = operations[name];
+    const headers: Record<string, string> = {
+      accept: `${operation.produces ?? 'application/json'}, application/json;q=0.9`,
+      ...input.headers,
+    };
+    if (operation.auth === 'api-token' && options.token) headers.authorization = `Bearer ${options.token}`;
+    const fetchImpl = options.fetch ?? globalThis.fetch;
+    let response: Response;
+    try {
+      response = await fetchImpl(url(name, input), {
+        method: operation.method.toUpperCase(),
+        headers,
+        ...(input.signal ? { signal: input.signal } : {}),
+      });
+    } catch (error) {
+      throw connectionError(error, name);
+    }
+    if (response.ok) return response;
+    let body: unknown;
+    try {
+      body = await readBody(response, 'json');
+    } catch (error) {
+      throw connectionError(error, name);
+    }
+    throw errorFromResponse({ status: response.status, headers: response.headers, body, operation: name });
+  }
+
+  return { call, url, validateResponses, open };
 }
 
 function definedEntries(query: Record<string, string | number | undefined>): Record<string, string> {

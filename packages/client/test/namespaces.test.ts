@@ -387,6 +387,18 @@ describe('@vss/client namespaces against the real server', () => {
     });
   });
 
+  it('webhooks and events: CRUD, and the event stream from the start', async () => {
+    const hook = await client.webhooks.create({ url: 'https://hooks.example.com/sdk' });
+    expect(await client.webhooks.get(hook.id)).toMatchObject({ id: hook.id, events: null });
+    expect((await client.webhooks.list()).map((h) => h.id)).toContain(hook.id);
+    await client.webhooks.delete(hook.id);
+    const controller = new AbortController();
+    const first = await client.events.stream({ after: 0, signal: controller.signal }).next();
+    controller.abort();
+    expect(first.done).toBe(false);
+    expect(first.value).toMatchObject({ id: expect.any(Number), type: 'camera.created' });
+  });
+
   it('covered every operation of the server', () => {
     const missing = Object.entries(operations)
       .filter(([, operation]) => {

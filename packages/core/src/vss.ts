@@ -5,6 +5,7 @@ import { AccessTokenSigner, generateSecret, SecretBox } from './crypto';
 import { openDatabase } from './db/client';
 import { settings } from './db/schema';
 import { builtInIntercomDrivers } from './drivers/intercom';
+import { createEvents, scrubUrls, type Events, type EventsOptions } from './events';
 import type { IntercomDriver } from './drivers/intercom/types';
 import { silentLogger, type Logger } from './logger';
 import { createMediaEngine, type MediaEngine, type MediaOptions } from './media';
@@ -41,6 +42,8 @@ export interface VssOptions {
    * a function when it is known only later (after listening). Without it the URLs are root-relative.
    */
   publicUrl?: string | (() => string);
+  /** Webhook delivery (retry schedule, timeouts) and event retention; the defaults suit production. */
+  events?: EventsOptions;
 }
 
 /** Applies pending migrations and closes the database again (`vss migrate`). */
@@ -63,6 +66,7 @@ export async function createVss(options: VssOptions) {
   const logger = options.logger ?? silentLogger;
   const database = await openDatabase({ ...options.database, logger });
   let media: MediaEngine | undefined;
+  let events: Events | undefined;
   try {
     const ctx: CoreContext = {
       db: database.db,
@@ -73,17 +77,35 @@ export async function createVss(options: VssOptions) {
       cameraProfiles: { ...BUILT_IN_CAMERA_PROFILES, ...options.cameraProfiles },
       intercomDrivers: options.intercomDrivers ?? builtInIntercomDrivers(),
     };
+    events = createEvents(ctx, options.events);
+    const { emit } = events;
     if (options.media) media = await createMediaEngine(ctx, options.media);
+    if (media) {
+      // The supervisor's own events become stored ones; reasons may quote a source URL, so URLs go.
+      const supervised = media.supervisor.events;
+      supervised.on('status', ({ uid, status, reason }) => {
+        void emit('stream.status', { uid, status, ...(reason === undefined ? {} : { reason: scrubUrls(reason) }) });
+      });
+      supervised.on('reconnect_failed', ({ uid, attempts, error }) => {
+        void emit('stream.reconnect_failed', { uid, attempts, error: scrubUrls(error) });
+      });
+      supervised.on('gap', ({ uid, from, to, reason }) => {
+        void emit('stream.gap', { uid, from: from.toISOString(), to: to.toISOString(), reason: scrubUrls(reason) });
+      });
+    }
     const tree = createTreeService(ctx);
     const streams = createStreamService(ctx, media?.supervisor);
     const vss = {
       database: { kind: database.kind },
       tokens: createTokenService(ctx),
       tree,
-      cameras: createCameraService(ctx, tree, { v2ReleaseDate: options.v2ReleaseDate ?? DEFAULT_V2_RELEASE_DATE }),
+      cameras: createCameraService(ctx, tree, { v2ReleaseDate: options.v2ReleaseDate ?? DEFAULT_V2_RELEASE_DATE, emit }),
       streams,
-      analyticCases: createAnalyticsService(ctx),
-      intercoms: createIntercomService(ctx),
+      analyticCases: createAnalyticsService(ctx, emit),
+      intercoms: createIntercomService(ctx, emit),
+      /** The event outbox: subscribe for SSE, emit, and the webhooks events are delivered to. */
+      events: { subscribe: events.subscribe, emit, prune: events.prune },
+      webhooks: events.webhooks,
       /** Handles the text of a JSON-RPC request; undefined when there is nothing to answer. */
       jsonRpc: createJsonRpcHandler(
         {
@@ -103,6 +125,7 @@ export async function createVss(options: VssOptions) {
       healthy: () => database.ping(),
       async close() {
         await media?.close();
+        await events?.close();
         await database.close();
       },
     };
@@ -110,6 +133,7 @@ export async function createVss(options: VssOptions) {
     return vss;
   } catch (error) {
     await media?.close();
+    await events?.close();
     await database.close();
     throw error;
   }

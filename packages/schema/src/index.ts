@@ -3,6 +3,7 @@ export * from './auth';
 export * from './cameras';
 export * from './common';
 export * from './errors';
+export * from './events';
 export * from './intercoms';
 export * from './jsonrpc';
 export * from './media';

@@ -4,6 +4,7 @@ import { AccessTokenRequest, ApiTokenRequest, TokenResponse } from './auth';
 import { Camera, CameraCreated, CameraCreateV1, CameraCreateV2, CameraList } from './cameras';
 import { PaginationQuery } from './common';
 import { ErrorBody, ValidationErrorBody } from './errors';
+import { EventsQuery, Webhook, WebhookCreate, WebhookCreated } from './events';
 import { Intercom, IntercomCreate, IntercomRestart } from './intercoms';
 import { JsonRpcBody, JsonRpcRequest } from './jsonrpc';
 import { ArchiveRangeQuery, ArchiveRanges, MediaQuery, PlayerQuery } from './media';
@@ -19,7 +20,7 @@ export const Health = z.object({ status: z.literal('ok') });
 export type OperationAuth = 'api-token' | 'loopback' | 'none' | 'access-token';
 
 export interface Operation {
-  method: 'get' | 'post';
+  method: 'get' | 'post' | 'delete';
   /** OpenAPI-style path, parameters in braces. */
   path: string;
   summary: string;
@@ -184,6 +185,35 @@ export const operations = {
     method: 'get', path: '/api/admin/v1/intercoms/{intercom}', tag: 'intercoms', auth: 'api-token',
     summary: 'An intercom.', pathParams: { intercom: 'integer' },
     responses: { 200: Intercom, ...unauthorized, ...notFound },
+  },
+  streamEvents: {
+    method: 'get', path: '/api/admin/v1/events', tag: 'events', auth: 'api-token',
+    summary:
+      'Server-Sent Events: every event after `Last-Event-ID` (or `?after=`), then live ones as they happen; ' +
+      'a `: keepalive` comment every 15 s.',
+    query: EventsQuery, produces: 'text/event-stream',
+    responses: { 200: z.string(), ...unauthorized, ...invalid },
+  },
+  createWebhook: {
+    method: 'post', path: '/api/admin/v1/webhooks', tag: 'events', auth: 'api-token',
+    summary: 'Register a webhook; events are POSTed to it signed with its secret, shown only in this answer.',
+    body: WebhookCreate, bodyRequired: true,
+    responses: { 201: WebhookCreated, ...unauthorized, ...invalid },
+  },
+  listWebhooks: {
+    method: 'get', path: '/api/admin/v1/webhooks', tag: 'events', auth: 'api-token',
+    summary: 'List webhooks (without their secrets).',
+    responses: { 200: z.array(Webhook), ...unauthorized },
+  },
+  getWebhook: {
+    method: 'get', path: '/api/admin/v1/webhooks/{webhook}', tag: 'events', auth: 'api-token',
+    summary: 'A webhook (without its secret).', pathParams: { webhook: 'integer' },
+    responses: { 200: Webhook, ...unauthorized, ...notFound },
+  },
+  deleteWebhook: {
+    method: 'delete', path: '/api/admin/v1/webhooks/{webhook}', tag: 'events', auth: 'api-token',
+    summary: 'Delete a webhook and its pending deliveries.', pathParams: { webhook: 'integer' },
+    responses: { 204: null, ...unauthorized, ...notFound },
   },
   getArchiveRanges: {
     method: 'get', path: '/api/admin/v1/streams/{uid}/archive/ranges', tag: 'media', auth: 'api-token',

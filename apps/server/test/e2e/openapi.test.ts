@@ -40,6 +40,11 @@ describe('the OpenAPI document at GET /api/openapi.json', () => {
       ...(method === 'post' ? { body: {} } : {}),
       ...init,
     });
+    // An event stream never ends by itself: its status and headers are the answer.
+    if (response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await response.body?.cancel();
+      return { status: response.status, body: '' };
+    }
     const text = await response.text();
     let body: unknown = text;
     try {

@@ -1,7 +1,8 @@
-import type { AnalyticsCase, AnalyticsCaseCreate } from '@vss/schema';
+import type { AnalyticsCase, AnalyticsCaseCreate, VssEventOf } from '@vss/schema';
 import type { Transport } from '../transport';
+import type { EventsNamespace, EventStreamOptions } from './events';
 
-export function createAnalyticCases(transport: Transport) {
+export function createAnalyticCases(transport: Transport, events: EventsNamespace) {
   // The specification's sample body repeats the path parameters; sending it keeps servers that
   // follow the sample to the letter happy, and ours checks that the two agree.
   const target = (camera: number, caseId: number) => ({
@@ -26,6 +27,22 @@ export function createAnalyticCases(transport: Transport) {
     /** Restarts a STOPPED case (it becomes PENDING); in any other status the server answers 422. */
     async restart(cameraId: number, caseId: number): Promise<AnalyticsCase> {
       return (await transport.call('restartAnalyticsCase', target(cameraId, caseId))).data;
+    },
+
+    /**
+     * The status changes of one case (`analytics_case.status` events), from the server's event
+     * stream; reconnects like `events.stream` and ends when `signal` aborts.
+     */
+    async *events(
+      cameraId: number,
+      caseId: number,
+      options: EventStreamOptions = {},
+    ): AsyncGenerator<VssEventOf<'analytics_case.status'>, void, undefined> {
+      for await (const event of events.stream(options)) {
+        if (event.type === 'analytics_case.status' && event.data.id === caseId && event.data.camera_id === cameraId) {
+          yield event;
+        }
+      }
     },
   };
 }

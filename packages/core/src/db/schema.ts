@@ -199,3 +199,48 @@ export const archiveGaps = pgTable(
   },
   (table) => [index('archive_gaps_stream_started').on(table.streamId, table.startedAt)],
 );
+
+/** The outbox: every event, in order; its id is the SSE event id. Kept for seven days. */
+export const events = pgTable(
+  'events',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    type: text('type').notNull(),
+    data: jsonb('data').notNull(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+  },
+  (table) => [index('events_occurred_at').on(table.occurredAt)],
+);
+
+export const webhooks = pgTable('webhooks', {
+  id: serial('id').primaryKey(),
+  url: text('url').notNull(),
+  /** The HMAC key, encrypted with the server's encryption key; shown only when created. */
+  secretEncrypted: text('secret_encrypted').notNull(),
+  /** The event types delivered; null for all of them. */
+  events: text('events').array(),
+  createdAt: timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+});
+
+/** One event to one webhook: attempted until delivered or out of attempts (next_attempt_at null). */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    webhookId: integer('webhook_id')
+      .notNull()
+      .references(() => webhooks.id, { onDelete: 'cascade' }),
+    eventId: bigint('event_id', { mode: 'number' })
+      .notNull()
+      .references(() => events.id, { onDelete: 'cascade' }),
+    attempts: integer('attempts').notNull().default(0),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }),
+    deliveredAt: timestamp('delivered_at', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+  },
+  (table) => [
+    index('webhook_deliveries_due').on(table.nextAttemptAt),
+    index('webhook_deliveries_event').on(table.eventId),
+    unique('webhook_deliveries_webhook_event').on(table.webhookId, table.eventId),
+  ],
+);

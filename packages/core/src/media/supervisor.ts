@@ -23,6 +23,8 @@ export interface SupervisorEvents {
   status: [{ uid: string; status: StreamStatus; reason?: string }];
   segment: [{ uid: string; startedAt: Date; durationMs: number; discontinuity: boolean }];
   gap: [{ uid: string; from: Date; to: Date; reason: string }];
+  /** An ingest failed; `attempts` consecutive failures so far. */
+  reconnect_failed: [{ uid: string; attempts: number; error: string }];
 }
 
 interface Runtime {
@@ -181,6 +183,7 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
       .returning({ attempts: streams.reconnectAttempts });
     const attempts = updated?.attempts ?? 1;
     logger.warn('stream ingest failed', { uid: runtime.uid, reason, attempts });
+    events.emit('reconnect_failed', { uid: runtime.uid, attempts, error: reason });
     if (attempts >= options.reconnectLimit) {
       await setStatus(runtime, 'inactive', `gave up after ${attempts} consecutive failures`);
       return;

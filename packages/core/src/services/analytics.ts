@@ -8,6 +8,7 @@ import { and, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context';
 import { analyticCases, cameras } from '../db/schema';
 import { fieldError, notFound, parseInput, validationError } from '../errors';
+import { noEmit, type Emit } from '../events/bus';
 import { iso } from './serialize';
 
 type CaseRow = typeof analyticCases.$inferSelect;
@@ -21,7 +22,7 @@ const toAnalyticsCase = (row: CaseRow): AnalyticsCase => ({
   updated_at: iso(row.updatedAt),
 });
 
-export function createAnalyticsService(ctx: CoreContext) {
+export function createAnalyticsService(ctx: CoreContext, emit: Emit = noEmit) {
   const { db } = ctx;
 
   async function requireCamera(cameraId: number) {
@@ -63,7 +64,15 @@ export function createAnalyticsService(ctx: CoreContext) {
         ),
       )
       .returning();
-    if (updated) ctx.logger.info('analytics case status changed', { id: row.id, from: row.status, to: status });
+    if (updated) {
+      ctx.logger.info('analytics case status changed', { id: row.id, from: row.status, to: status });
+      await emit('analytics_case.status', {
+        id: row.id,
+        camera_id: row.cameraId,
+        from: row.status as AnalyticsCaseStatus,
+        to: status,
+      });
+    }
     return updated;
   }
 

@@ -16,6 +16,7 @@ import type { CoreContext } from '../context';
 import { constraintName, isUniqueViolation } from '../db/errors';
 import { cameraArchiveSettings, cameras, streams } from '../db/schema';
 import { fieldError, notFound, parseInput, validationError, VssError } from '../errors';
+import { noEmit, type Emit } from '../events/bus';
 import { toStream } from './streams';
 import { iso } from './serialize';
 import type { TreeService } from './tree';
@@ -66,7 +67,12 @@ const toStoredSettings = (row: ArchiveSettingsRow): StoredArchiveSettings => ({
   archive_storage_days: row.archiveStorageDays,
 });
 
-export function createCameraService(ctx: CoreContext, tree: TreeService, options: { v2ReleaseDate: Date }) {
+export function createCameraService(
+  ctx: CoreContext,
+  tree: TreeService,
+  options: { v2ReleaseDate: Date; emit?: Emit },
+) {
+  const emit = options.emit ?? noEmit;
   const { db } = ctx;
 
   /** Resolves the tree element and folder, and checks every rule that needs the database, at once. */
@@ -158,6 +164,7 @@ export function createCameraService(ctx: CoreContext, tree: TreeService, options
         return inserted!;
       });
       ctx.logger.info('camera created', { camera_id: row.id, uuid: row.uuid });
+      await emit('camera.created', { id: row.id, uuid: row.uuid, name: row.name });
       return toCameraCreated(row, settings, folder?.key ?? null);
     } catch (error) {
       // Another request took the mac or external id between our check and the insert.

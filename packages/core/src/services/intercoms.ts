@@ -3,6 +3,7 @@ import { asc, eq } from 'drizzle-orm';
 import type { CoreContext } from '../context';
 import { intercoms } from '../db/schema';
 import { fieldError, notFound, parseInput, VssError } from '../errors';
+import { noEmit, type Emit } from '../events/bus';
 import { iso, isoOrNull } from './serialize';
 
 type IntercomRow = typeof intercoms.$inferSelect;
@@ -18,7 +19,7 @@ const toIntercom = (row: IntercomRow): Intercom => ({
   created_at: iso(row.createdAt),
 });
 
-export function createIntercomService(ctx: CoreContext) {
+export function createIntercomService(ctx: CoreContext, emit: Emit = noEmit) {
   const { db } = ctx;
 
   async function requireIntercom(id: number) {
@@ -67,15 +68,18 @@ export function createIntercomService(ctx: CoreContext) {
           password: ctx.secrets.open(row.passwordEncrypted),
         });
       } catch (error) {
+        const code = error instanceof VssError ? error.code : 'internal';
+        await emit('intercom.restart_failed', { id, code });
         ctx.logger.warn('intercom restart failed', {
           id,
-          code: error instanceof VssError ? error.code : 'internal',
+          code,
           reason: error instanceof VssError ? error.message : 'unexpected driver failure',
         });
         throw error;
       }
       await db.update(intercoms).set({ lastRestartAt: ctx.now(), updatedAt: ctx.now() }).where(eq(intercoms.id, id));
       ctx.logger.info('intercom restarted', { id, vendor: row.vendor });
+      await emit('intercom.restarted', { id });
     },
   };
 }
