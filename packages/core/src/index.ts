@@ -8,3 +8,4 @@ export type { V1Lifecycle } from './services/cameras';
 export { createVss, DEFAULT_V2_RELEASE_DATE, migrateDatabase, type Vss, type VssOptions } from './vss';
 export type { MediaOptions } from './media';
 export { resolveMediaBinaries, type MediaBinaries, type MediaBinary } from './media/binaries';
+export { resolveOnvifStreamUris } from './drivers/onvif/streams';

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Id, Timestamp } from './common';
 
-export const INTERCOM_VENDORS = ['hikvision'] as const;
+export const INTERCOM_VENDORS = ['hikvision', 'dahua', 'beward', 'onvif'] as const;
 export const IntercomVendor = z.enum(INTERCOM_VENDORS);
 export type IntercomVendor = z.infer<typeof IntercomVendor>;
 

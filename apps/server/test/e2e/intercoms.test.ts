@@ -1,5 +1,13 @@
-import { hikvisionIntercom } from '@vss/core';
-import { closedPort, startFakeHikvisionIntercom, type FakeHikvisionBehaviour, type FakeHikvisionIntercom } from '@vss/core/testing';
+import { builtInIntercomDrivers } from '@vss/core';
+import {
+  closedPort,
+  startFakeBewardIntercom,
+  startFakeDahuaIntercom,
+  startFakeHikvisionIntercom,
+  startFakeOnvifDevice,
+  type FakeHikvisionBehaviour,
+  type FakeHikvisionIntercom,
+} from '@vss/core/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   expectError,
@@ -29,7 +37,7 @@ describe.each(databaseKinds(process.env.DATABASE_URL))('intercoms on %s', (kind)
 
   beforeAll(async () => {
     device = await startFakeHikvisionIntercom({ login, password });
-    server = await startTestServer(kind, { intercomDrivers: { hikvision: hikvisionIntercom({ timeoutMs: 500 }) } });
+    server = await startTestServer(kind, { intercomDrivers: builtInIntercomDrivers({ timeoutMs: 500 }) });
     intercom = await createIntercom({ name: 'Entrance' });
   });
   afterAll(async () => {
@@ -75,7 +83,7 @@ describe.each(databaseKinds(process.env.DATABASE_URL))('intercoms on %s', (kind)
     });
 
     it.each([
-      ['a vendor other than hikvision', { vendor: 'beward' }, 'vendor'],
+      ['a vendor VSS has no driver for', { vendor: 'axis' }, 'vendor'],
       ['a missing vendor', { vendor: undefined }, 'vendor'],
       ['port 0', { port: 0 }, 'port'],
       ['port 65536', { port: 65536 }, 'port'],
@@ -128,6 +136,21 @@ describe.each(databaseKinds(process.env.DATABASE_URL))('intercoms on %s', (kind)
       expect(device.rebootCount()).toBe(before + 1);
       const shown = await expectStatus(await server.request(`${INTERCOMS}/${intercom.id}`), 200);
       expect(shown.last_restart_at).toEqual(expect.any(String));
+    });
+
+    it.each([
+      ['dahua', startFakeDahuaIntercom],
+      ['beward', startFakeBewardIntercom],
+      ['onvif', startFakeOnvifDevice],
+    ] as const)('reboots a %s intercom through its own driver', async (vendor, start) => {
+      const other = await start({ login, password });
+      try {
+        const created = await createIntercom({ vendor, host: other.host, port: other.port });
+        expect((await restart(created.id)).status).toBe(204);
+        expect(other.rebootCount()).toBe(1);
+      } finally {
+        await other.close();
+      }
     });
 
     it('accepts no body at all', async () => {

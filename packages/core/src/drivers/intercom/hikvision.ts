@@ -1,38 +1,23 @@
 import { VssError } from '../../errors';
-import { deviceRequest } from './digest';
+import { httpRebootIntercom } from './http-reboot';
 import type { IntercomDriver, IntercomDriverOptions } from './types';
 
-const DEFAULT_TIMEOUT_MS = 5000;
-const DEFAULT_MAX_BODY_BYTES = 64 * 1024;
-
 /** Hikvision intercoms (DS-KV/DS-KD series) through ISAPI over HTTP with Digest authentication. */
-export function hikvisionIntercom(options: IntercomDriverOptions = {}): IntercomDriver {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return {
-    vendor: 'hikvision',
-    async reboot(target, { signal } = {}) {
-      const response = await deviceRequest({
-        host: target.host,
-        port: target.port,
-        login: target.login,
-        password: target.password,
-        method: 'PUT',
-        path: '/ISAPI/System/reboot',
-        timeoutMs,
-        maxBodyBytes,
-        device: 'intercom',
-        ...(signal ? { signal } : {}),
-      });
-      if (response.status === 401) {
-        throw new VssError('device_error', 'The intercom refused the login or password (HTTP 401).');
-      }
-      if (response.status < 200 || response.status > 299) {
-        throw new VssError('device_error', `The intercom refused the reboot (HTTP ${response.status}).`);
-      }
-      checkResponseStatus(response.body.toString('utf8'));
+export function hikvisionIntercom(options?: IntercomDriverOptions): IntercomDriver {
+  return httpRebootIntercom(
+    {
+      vendor: 'hikvision',
+      method: 'PUT',
+      path: '/ISAPI/System/reboot',
+      defaultMaxBodyBytes: 64 * 1024,
+      acknowledgement: 'an ISAPI ResponseStatus',
+      acknowledges: (body) => {
+        checkResponseStatus(body);
+        return true;
+      },
     },
-  };
+    options,
+  );
 }
 
 /**
