@@ -3,7 +3,9 @@ import { EventEmitter } from 'node:events';
 import { and, eq, isNotNull, ne, sql } from 'drizzle-orm';
 import type { StreamStatus } from '@vss/schema';
 import type { CoreContext } from '../context';
-import { streams } from '../db/schema';
+import { cameras, streams } from '../db/schema';
+import { resolveOnvifStreamUris } from '../drivers/onvif/streams';
+import { VssError } from '../errors';
 import type { Ingest, StreamDriver } from './driver';
 import type { SegmentStore } from './segment-store';
 
@@ -44,6 +46,9 @@ interface Runtime {
   watchdog?: NodeJS.Timeout;
 }
 
+/** The budget of each ONVIF request made to resolve an `onvif://` source. */
+const ONVIF_TIMEOUT_MS = 5_000;
+
 /** How far a segment's wall-clock start may stray from its predecessor's end and still be joined to it. */
 const SNAP_TOLERANCE_MS = 1_000;
 
@@ -63,6 +68,8 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
   const events = new EventEmitter<SupervisorEvents>();
   const runtimes = new Map<string, Runtime>();
   let closed = false;
+  /** Aborted on close, so that no ONVIF resolution holds the shutdown up. */
+  const shutdown = new AbortController();
   /** Work in flight (segment commits, status writes), awaited on close. */
   const pending = new Set<Promise<unknown>>();
 
@@ -103,6 +110,26 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
     if (runId) await store.removeRunDir(runtime.uid, runId);
   }
 
+  /**
+   * The URL the driver pulls: the stored source, or for `onvif://<host>:<port>/<type>` the camera's
+   * RTSP address of that type asked over ONVIF now, with its credentials. Errors name no credentials.
+   */
+  async function resolveSource(runtime: Runtime): Promise<string> {
+    if (!runtime.sourceUrl.startsWith('onvif:')) return runtime.sourceUrl;
+    const source = new URL(runtime.sourceUrl);
+    const [camera] = await db
+      .select({ login: cameras.onvifLogin, password: cameras.onvifPasswordEncrypted })
+      .from(streams)
+      .innerJoin(cameras, eq(cameras.id, streams.cameraId))
+      .where(eq(streams.id, runtime.id));
+    if (!camera?.login || !camera.password) throw new VssError('device_error', 'The camera has no ONVIF credentials.');
+    const uris = await resolveOnvifStreamUris(
+      { host: source.hostname, port: Number(source.port || 80), login: camera.login, password: ctx.secrets.open(camera.password) },
+      { timeoutMs: ONVIF_TIMEOUT_MS, signal: shutdown.signal },
+    );
+    return source.pathname === '/low' ? uris.low : uris.high;
+  }
+
   async function launch(runtime: Runtime) {
     if (closed) return;
     const generation = runtime.generation;
@@ -112,8 +139,18 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
     runtime.runId = runId;
     runtime.segmentsThisRun = 0;
     await setStatus(runtime, 'initialization');
+    let sourceUrl: string;
+    try {
+      sourceUrl = await resolveSource(runtime);
+    } catch (error) {
+      const message = error instanceof VssError ? error.message : 'the stream address could not be resolved';
+      await fail(runtime, generation, `ONVIF: ${message}`);
+      return;
+    }
+    // A restart, a source change or the close may have come while the address was being resolved.
+    if (runtime.generation !== generation || closed) return;
     runtime.ingest = driver.start(
-      { uid: runtime.uid, sourceUrl: runtime.sourceUrl, segmentDir, segmentSeconds: options.segmentSeconds },
+      { uid: runtime.uid, sourceUrl, segmentDir, segmentSeconds: options.segmentSeconds },
       {
         segment: (segment) => {
           if (runtime.generation !== generation) return;
@@ -255,6 +292,7 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
 
     async close() {
       closed = true;
+      shutdown.abort();
       await Promise.all([...runtimes.values()].map((runtime) => stopIngest(runtime)));
       await Promise.allSettled([...pending]);
       runtimes.clear();

@@ -66,6 +66,15 @@ function sourceUrl(template: string, ip: string, credentials: { login: string; p
   return url.toString();
 }
 
+/**
+ * The internal source of a stream whose RTSP address is asked over ONVIF when its ingest starts
+ * (the camera's ONVIF service is often not up yet when it gets its address): no credentials in it.
+ */
+function onvifSource(ip: string, port: number | null, type: StreamType) {
+  const host = ip.includes(':') ? `[${ip}]` : ip;
+  return `onvif://${host}:${port ?? 80}/${type}`;
+}
+
 /** Told when streams' sources change or a restart was asked for, so that their ingest follows. */
 export interface StreamChangeListener {
   changed(uids: string[]): unknown;
@@ -207,12 +216,16 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
       const { mac, ip } = parseInput(DeviceAddress, input);
       const [camera] = await db.select().from(cameras).where(eq(cameras.mac, mac.toLowerCase()));
       if (!camera) throw fieldError('mac', 'The selected mac is invalid: no camera has this mac.');
-      const profile: CameraProfile | undefined = ctx.cameraProfiles[camera.service ?? 'generic'];
-      if (!profile) throw fieldError('mac', `The camera's profile ${camera.service} is no longer configured.`);
       const credentials =
         camera.onvifLogin && camera.onvifPasswordEncrypted
           ? { login: camera.onvifLogin, password: open(camera.onvifPasswordEncrypted) }
           : null;
+      // A camera without a profile but with ONVIF credentials has its addresses asked over ONVIF by its ingest.
+      const useOnvif = !camera.service && credentials !== null;
+      const profile: CameraProfile | undefined = useOnvif ? undefined : ctx.cameraProfiles[camera.service ?? 'generic'];
+      if (!useOnvif && !profile) throw fieldError('mac', `The camera's profile ${camera.service} is no longer configured.`);
+      const source = (type: StreamType) =>
+        profile ? sourceUrl(profile[type], ip, credentials) : onvifSource(ip, camera.onvifPort, type);
       const uids = await db.transaction(async (tx) => {
         const upserted: string[] = [];
         // Concurrent callbacks for one camera take turns: the upsert's arbiter is (camera_id, type), so
@@ -220,7 +233,7 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
         await tx.select({ id: cameras.id }).from(cameras).where(eq(cameras.id, camera.id)).for('update');
         for (const type of ['high', 'low'] as const) {
           const values = {
-            sourceUrlEncrypted: ctx.secrets.seal(sourceUrl(profile[type], ip, credentials)),
+            sourceUrlEncrypted: ctx.secrets.seal(source(type)),
             ...(await storedArchiveSettings(tx, camera.id, type)),
             updatedAt: ctx.now(),
           };
