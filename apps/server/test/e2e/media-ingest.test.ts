@@ -59,18 +59,23 @@ describe.each(databaseKinds(process.env.DATABASE_URL))('media ingest on %s', (ki
   it('grows the reconnection data in an outage, recovers when the camera returns and records the gap', async () => {
     const events = recordEvents(server, uid);
     await camera.stop();
-    const failing = await eventually(
-      async () => {
-        const stream = await getStream(server, uid);
-        return stream.reconnection.attempts >= 1 ? stream : undefined;
-      },
-      { what: 'a failed reconnection' },
-    );
+    let failing: Awaited<ReturnType<typeof getStream>>;
+    try {
+      failing = await eventually(
+        async () => {
+          const stream = await getStream(server, uid);
+          return stream.reconnection.attempts >= 1 ? stream : undefined;
+        },
+        { what: 'a failed reconnection' },
+      );
+    } finally {
+      // The camera comes back whatever happened, so that one failure does not take the next tests down.
+      await camera.start();
+    }
     expect(failing.reconnection.total).toBeGreaterThanOrEqual(1);
     expect(failing.reconnection.last_error).toBeTruthy();
     expect(failing.reconnection.last_error_at).toBeTruthy();
     expect(failing.status).not.toBe('active');
-    await camera.start();
     const recovered = await streamStatus(server, uid, 'active');
     expect(recovered.reconnection.attempts).toBe(0);
     expect(recovered.reconnection.total).toBeGreaterThanOrEqual(1);

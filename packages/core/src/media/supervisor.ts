@@ -207,6 +207,7 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
     await stopIngest(runtime);
     runtime.interruption = reason;
     const now = ctx.now();
+    // One update, so that nobody ever reads the new failure count beside the old status.
     const [updated] = await db
       .update(streams)
       .set({
@@ -214,6 +215,7 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
         reconnectsTotal: sql`${streams.reconnectsTotal} + 1`,
         lastError: reason,
         lastErrorAt: now,
+        status: sql`case when ${streams.reconnectAttempts} + 1 >= ${options.reconnectLimit} then 'inactive' else 'initialization' end`,
         updatedAt: now,
       })
       .where(eq(streams.id, runtime.id))
@@ -222,10 +224,10 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
     logger.warn('stream ingest failed', { uid: runtime.uid, reason, attempts });
     events.emit('reconnect_failed', { uid: runtime.uid, attempts, error: reason });
     if (attempts >= options.reconnectLimit) {
-      await setStatus(runtime, 'inactive', `gave up after ${attempts} consecutive failures`);
+      events.emit('status', { uid: runtime.uid, status: 'inactive', reason: `gave up after ${attempts} consecutive failures` });
       return;
     }
-    await setStatus(runtime, 'initialization', reason);
+    events.emit('status', { uid: runtime.uid, status: 'initialization', reason });
     const delay = backoffDelay(attempts, options.initialBackoffMs, options.maxBackoffMs);
     const retryGeneration = runtime.generation;
     runtime.retryTimer = setTimeout(() => {
