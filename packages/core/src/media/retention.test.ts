@@ -66,7 +66,7 @@ describe.each(databaseKinds(process.env.DATABASE_URL))('retention on %s', (kind)
     for (const [index, start] of starts.entries()) {
       const file = join(runDir, `${index}.ts`);
       await writeFile(file, randomBytes(188));
-      await store.commit(stream!, file, start, 2_000, undefined);
+      await store.commit(stream!, file, start, 2_000, { discontinuity: false });
     }
     const files = async () => (await readdir(join(root, stream!.uid))).filter((name) => name.endsWith('.ts')).sort();
     return { stream: stream!, files };

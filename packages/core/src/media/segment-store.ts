@@ -50,13 +50,17 @@ export function createSegmentStore(db: Database, mediaRoot: string) {
       await rm(join(streamDir(uid), RUNS_DIR, runId), { recursive: true, force: true });
     },
 
-    /** Makes a finished segment file durable and indexes it; returns its row. */
+    /**
+     * Makes a finished segment file durable and indexes it; returns its row. `discontinuity` marks
+     * the first segment of a new ingest run (its timestamps start afresh); `gap` records the time
+     * nothing was recorded before it, if any.
+     */
     async commit(
       stream: { id: number; uid: string },
       file: string,
       startedAt: Date,
       durationMs: number,
-      gap: { from: Date; reason: string } | undefined,
+      { gap, discontinuity }: { gap?: { from: Date; reason: string } | undefined; discontinuity: boolean },
     ): Promise<SegmentRow> {
       await fsyncPath(file);
       const name = `${startedAt.getTime()}.ts`;
@@ -82,7 +86,7 @@ export function createSegmentStore(db: Database, mediaRoot: string) {
             durationMs,
             sizeBytes: size,
             path: relative(root, target),
-            discontinuity: gap !== undefined,
+            discontinuity: discontinuity || gap !== undefined,
           })
           .returning();
         return row!;

@@ -183,15 +183,18 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
       first && runtime.lastSegmentEnd && startedAt > runtime.lastSegmentEnd
         ? { from: runtime.lastSegmentEnd, reason: runtime.interruption }
         : undefined;
+    // A new run's timestamps start afresh, so players must reset at its first segment even when no
+    // time was lost.
+    const discontinuity = first && lastEnd !== undefined;
     runtime.lastSegmentEnd = new Date(startedAt.getTime() + durationMs);
     try {
-      await store.commit(runtime, file, startedAt, durationMs, gap);
+      await store.commit(runtime, file, startedAt, durationMs, { gap, discontinuity });
     } catch (error) {
       logger.error('segment could not be stored', { uid: runtime.uid, error });
       return;
     }
     if (gap) events.emit('gap', { uid: runtime.uid, from: gap.from, to: startedAt, reason: gap.reason });
-    events.emit('segment', { uid: runtime.uid, startedAt, durationMs, discontinuity: gap !== undefined });
+    events.emit('segment', { uid: runtime.uid, startedAt, durationMs, discontinuity });
     if (first && runtime.generation === generation) {
       await db
         .update(streams)
