@@ -303,8 +303,6 @@ export function createSupervisor(ctx: CoreContext, store: SegmentStore, driver: 
       runtimes.clear();
     },
 
-    /** Streams whose ingest is known here, by database id. */
-    knownStreamIds: () => [...runtimes.values()].map((runtime) => runtime.id),
   };
 }
 

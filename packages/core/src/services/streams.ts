@@ -259,10 +259,6 @@ export function createStreamService(ctx: CoreContext, listener?: StreamChangeLis
       ctx.logger.info('device address applied', { camera_id: camera.id, ip });
       listener?.changed(uids);
     },
-
-    listForCamera(cameraId: number) {
-      return db.select().from(streams).where(eq(streams.cameraId, cameraId)).orderBy(streams.type);
-    },
   };
 }
 
